@@ -79,8 +79,8 @@ final class KafkaTool {
     }
 
     /**
-     * The tool's checksum: the sum, modulo 2^64, of the 64-bit FNV-1a hash of every value, so
-     * it does not depend on how partitions interleave.
+     * The tool's checksum: the sum, modulo 2^64, of the 64-bit FNV-1a hash of every value, so it
+     * does not depend on how partitions interleave.
      */
     static long checksumOf(Iterable<byte[]> values) {
         long sum = 0;

@@ -35,10 +35,14 @@ class LibrdkafkaInteropIT {
         KafkaTool.Run produced =
                 KafkaTool.run(
                         "produce",
-                        "--bootstrap-servers", KAFKA.bootstrapServers(),
-                        "--topic", topic,
-                        "--count", String.valueOf(RECORDS),
-                        "--size", "256");
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--count",
+                        String.valueOf(RECORDS),
+                        "--size",
+                        "256");
 
         assertThat(produced.records()).isEqualTo(RECORDS);
         List<byte[]> consumed = consumeAll(topic, RECORDS);
@@ -62,9 +66,12 @@ class LibrdkafkaInteropIT {
         KafkaTool.Run consumed =
                 KafkaTool.run(
                         "consume",
-                        "--bootstrap-servers", KAFKA.bootstrapServers(),
-                        "--topic", topic,
-                        "--count", String.valueOf(RECORDS));
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--count",
+                        String.valueOf(RECORDS));
 
         assertThat(consumed.records()).isEqualTo(RECORDS);
         assertThat(consumed.checksum()).isEqualTo(KafkaTool.checksumOf(values));
@@ -75,10 +82,14 @@ class LibrdkafkaInteropIT {
         KafkaTool.Run run =
                 KafkaTool.run(
                         "consume",
-                        "--bootstrap-servers", KAFKA.bootstrapServers(),
-                        "--topic", "any",
-                        "--count", "1",
-                        "-X", "no.such.setting=1");
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        "any",
+                        "--count",
+                        "1",
+                        "-X",
+                        "no.such.setting=1");
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.stderr()).contains("no.such.setting");
@@ -89,10 +100,14 @@ class LibrdkafkaInteropIT {
         KafkaTool.Run run =
                 KafkaTool.run(
                         "consume",
-                        "--bootstrap-servers", KAFKA.bootstrapServers(),
-                        "--topic", "no-such-topic",
-                        "--count", "1",
-                        "--timeout-ms", "10000");
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        "no-such-topic",
+                        "--count",
+                        "1",
+                        "--timeout-ms",
+                        "10000");
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.stderr()).contains("no-such-topic");
@@ -110,7 +125,8 @@ class LibrdkafkaInteropIT {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<byte[]> values = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions =
                     consumer.partitionsFor(topic).stream()
                             .map(info -> new TopicPartition(topic, info.partition()))
@@ -119,7 +135,8 @@ class LibrdkafkaInteropIT {
             consumer.seekToBeginning(partitions);
             Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
             while (values.size() < expected && Instant.now().isBefore(deadline)) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                for (ConsumerRecord<byte[], byte[]> record :
+                        consumer.poll(Duration.ofMillis(200))) {
                     values.add(record.value());
                 }
             }
