@@ -1,0 +1,2 @@
+/** Markers that separate the API applications may use from implementation details. */
+package dev.sluice.client.annotation;

@@ -1,0 +1,68 @@
+// The doorbell (docs/formats.md "Doorbell"): one Unix stream socket per segment that carries the
+// rare wakeups of a parked side. A byte means only "look again"; all state is in the segment.
+// Without it both sides still work, parking with a sleep backoff instead.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sluice/status.h"
+
+namespace sluice {
+
+// The writer's end: listens at <segment path>.bell and keeps one connection per lane.
+class DoorbellServer {
+ public:
+  // Binds and listens at `path` (mode 0600), replacing a stale socket file of that name.
+  static Result<DoorbellServer> Listen(std::string path, uint32_t lane_count);
+  DoorbellServer(DoorbellServer&& other) noexcept;
+  DoorbellServer& operator=(DoorbellServer&&) = delete;
+  ~DoorbellServer();  // closes every connection and unlinks the socket file
+
+  // Wakes the reader of `lane`, accepting waiting connections first when the lane has none yet.
+  void Ring(uint32_t lane);
+  // Waits up to `timeout` for a byte from any reader (or a new connection), then drains them.
+  void Wait(std::chrono::nanoseconds timeout);
+  // Renames the socket file (bound under a temporary name so that it appears with the segment).
+  Status MoveTo(std::string path);
+  // Forgets the connection of a reclaimed lane.
+  void Drop(uint32_t lane);
+  const std::string& path() const { return path_; }
+
+ private:
+  DoorbellServer(std::string path, int listen_fd, uint32_t lane_count);
+  void AcceptPending();
+  // Reads what a not-yet-identified connection sent; the first byte names its lane.
+  void Identify(size_t pending_index);
+  static void Drain(int fd, bool* closed);
+
+  std::string path_;
+  int listen_fd_ = -1;
+  std::vector<int> lane_fds_;
+  std::vector<int> pending_fds_;
+};
+
+// A reader's end: the connection for one lane.
+class DoorbellClient {
+ public:
+  // Connects to `path` and sends the lane byte; fails when there is no doorbell to connect to.
+  static Result<DoorbellClient> Connect(const std::string& path, uint32_t lane);
+  DoorbellClient(DoorbellClient&& other) noexcept;
+  DoorbellClient& operator=(DoorbellClient&& other) noexcept;
+  ~DoorbellClient();
+
+  bool connected() const { return fd_ >= 0; }
+  // Wakes the writer.
+  void Ring();
+  // Waits up to `timeout` for a byte from the writer and drains it; false when the writer hung
+  // up, after which the client is disconnected and the caller parks with a backoff.
+  bool Wait(std::chrono::nanoseconds timeout);
+
+ private:
+  explicit DoorbellClient(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace sluice

@@ -1,0 +1,72 @@
+// A reader of a segment: opens and validates it, attaches to a free lane, takes the objects the
+// writer publishes to that lane in order, releases them, and detaches.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sluice/doorbell.h"
+#include "sluice/idle_strategy.h"
+#include "sluice/liveness.h"
+#include "sluice/mapping.h"
+#include "sluice/segment_image.h"
+#include "sluice/status.h"
+
+namespace sluice {
+
+struct ReaderOptions {
+  // How long Open waits for the segment file to appear.
+  std::chrono::nanoseconds open_timeout = std::chrono::nanoseconds(0);
+  // Connect to the writer's doorbell; without it a parked reader sleeps with a backoff.
+  bool doorbell = true;
+  IdleStrategy::Options idle;
+};
+
+class SegmentReader {
+ public:
+  static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
+
+  // Maps /dev/shm/NAME (or the path NAME, when it starts with '/'), validates its header and
+  // attaches to a free lane (kNoFreeLane when every lane is taken).
+  static Result<std::unique_ptr<SegmentReader>> Open(const std::string& name,
+                                                     const ReaderOptions& options = {});
+  ~SegmentReader();  // detaches; objects not released yet are reclaimed by the writer
+  SegmentReader(const SegmentReader&) = delete;
+  SegmentReader& operator=(const SegmentReader&) = delete;
+
+  // The next object, waiting up to `timeout` (kTimedOut). kEndOfStream once the writer closed
+  // and every object was taken; kWriterDead when the writer stopped heartbeating; kEvicted when
+  // the writer took this reader's lane back; kCorrupt for state that breaks the format.
+  // The object's bytes stay valid until it is released.
+  Result<ObjectView> Next(std::chrono::nanoseconds timeout);
+  // Gives the object's slot back (kEvicted when the lane was taken back meanwhile: the bytes
+  // read from it may have been overwritten).
+  Status Release(const ObjectView& object);
+  // Leaves the lane; later calls fail with kInvalidState.
+  void Detach();
+
+  const SegmentHeader& header() const { return header_; }
+  uint32_t lane() const { return lane_; }
+
+ private:
+  SegmentReader(const ReaderOptions& options, Mapping mapping, SegmentHeader header);
+  Status Attach(const std::string& path);
+  Status CheckAttached() const;
+  // The object at ring position `position`, checked against its descriptor.
+  Result<ObjectView> Take(uint64_t position);
+  uint8_t* lane_base() const { return mapping_.data() + header_.layout.LaneOffset(lane_); }
+
+  ReaderOptions options_;
+  Mapping mapping_;
+  SegmentHeader header_;
+  uint32_t lane_ = 0;
+  uint32_t epoch_ = 0;
+  bool attached_ = false;
+  std::optional<DoorbellClient> doorbell_;
+  std::unique_ptr<Heartbeat> heartbeat_;
+};
+
+}  // namespace sluice

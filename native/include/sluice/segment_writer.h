@@ -1,0 +1,99 @@
+// The writer of a segment (docs/formats.md "Segment"): creates it, hands out free slots
+// (credits), publishes sealed objects to the attached readers' lanes, reclaims the slots of
+// readers that left or died, and closes it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sluice/batch_builder.h"
+#include "sluice/doorbell.h"
+#include "sluice/idle_strategy.h"
+#include "sluice/layout.h"
+#include "sluice/liveness.h"
+#include "sluice/mapping.h"
+#include "sluice/status.h"
+
+namespace sluice {
+
+struct WriterOptions {
+  // /dev/shm/NAME, or a path when it starts with '/'.
+  std::string name;
+  ObjectKind kind = ObjectKind::kRecords;
+  uint32_t slot_count = 64;
+  uint64_t slot_size = 1 << 20;
+  uint32_t lane_count = 4;
+  std::chrono::nanoseconds liveness_timeout = std::chrono::seconds(5);
+  bool checksums = true;
+  // Listen on <path>.bell; without it a parked reader sleeps with a backoff instead.
+  bool doorbell = true;
+  IdleStrategy::Options idle;
+};
+
+// A slot the writer holds: write the IPC message into data[0, capacity), then Publish.
+struct SlotBuffer {
+  uint8_t* data = nullptr;
+  size_t capacity = 0;
+  uint32_t slot = 0;
+};
+
+class SegmentWriter {
+ public:
+  // A timeout that never expires.
+  static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
+
+  // Creates the segment file (mode 0600) under a temporary name, initialises it, and renames it
+  // into place; fails when a file of that name exists.
+  static Result<std::unique_ptr<SegmentWriter>> Create(const WriterOptions& options);
+  ~SegmentWriter();  // Close with no wait, when not closed yet
+  SegmentWriter(const SegmentWriter&) = delete;
+  SegmentWriter& operator=(const SegmentWriter&) = delete;
+
+  // Takes a free slot, waiting up to `timeout` while readers hold all of them (kTimedOut).
+  Result<SlotBuffer> Acquire(std::chrono::nanoseconds timeout);
+  // Seals the acquired slot and publishes it to every attached lane; returns its object id.
+  // `object` gives the message length and the descriptor fields (as the batch builders fill it).
+  Result<uint64_t> Publish(const EncodedObject& object);
+  // Waits until at least `count` readers are attached.
+  Status WaitForReaders(uint32_t count, std::chrono::nanoseconds timeout);
+  uint32_t attached_readers() const;
+  // Marks the writer CLOSED (readers end after the objects already published), waits up to
+  // `drain_timeout` until every slot is released (kTimedOut if not), and unlinks the files.
+  Status Close(std::chrono::nanoseconds drain_timeout);
+
+  const std::string& path() const { return path_; }
+  const SegmentLayout& layout() const { return layout_; }
+
+ private:
+  SegmentWriter(const WriterOptions& options, SegmentLayout layout, std::string path,
+                Mapping mapping);
+  bool TryAcquire();
+  bool AllSlotsFree() const;
+  void ReclaimLanes();
+  void Reclaim(uint32_t lane, uint64_t lane_word);
+  // Idles (spin, yield, park on the doorbell) until ready() holds, reclaiming dead lanes
+  // meanwhile; kTimedOut after `timeout`, naming `what` it waited for.
+  template <typename Ready>
+  Status WaitUntil(Ready ready, std::chrono::nanoseconds timeout, const char* what);
+  void WakeParkedReaders(uint32_t lanes);
+  std::chrono::nanoseconds heartbeat_interval() const {
+    return HeartbeatInterval(static_cast<uint64_t>(options_.liveness_timeout.count()));
+  }
+
+  WriterOptions options_;
+  SegmentLayout layout_;
+  std::string path_;
+  Mapping mapping_;
+  std::optional<DoorbellServer> doorbell_;
+  std::unique_ptr<Heartbeat> heartbeat_;
+  uint32_t cursor_ = 0;
+  std::optional<uint32_t> held_slot_;
+  uint32_t held_generation_ = 0;
+  uint64_t next_object_id_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace sluice

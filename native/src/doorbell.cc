@@ -1,0 +1,211 @@
+#include "sluice/doorbell.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+namespace sluice {
+namespace {
+
+Result<sockaddr_un> SocketAddress(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) {
+    return Status::InvalidArgument("doorbell path " + path + " is longer than " +
+                                   std::to_string(sizeof(address.sun_path) - 1) + " bytes");
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  return address;
+}
+
+int PollTimeoutMs(std::chrono::nanoseconds timeout) {
+  // Round up so that a short wait does not turn into a busy poll with timeout 0.
+  const auto ms = (timeout.count() + 999'999) / 1'000'000;
+  return static_cast<int>(std::clamp<int64_t>(ms, 0, 60'000));
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_count) {
+  SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::FromErrno("socket", errno);
+  DoorbellServer server(std::move(path), fd, lane_count);
+  unlink(server.path_.c_str());
+  // Bind under a umask that leaves the socket file 0600 from its first instant.
+  const mode_t old_mask = umask(0177);
+  const int bound = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+  const int bind_errno = errno;
+  umask(old_mask);
+  if (bound != 0) return Status::FromErrno("bind " + server.path_, bind_errno);
+  if (listen(fd, static_cast<int>(lane_count) + 4) != 0) {
+    return Status::FromErrno("listen " + server.path_, errno);
+  }
+  return server;
+}
+
+DoorbellServer::DoorbellServer(std::string path, int listen_fd, uint32_t lane_count)
+    : path_(std::move(path)), listen_fd_(listen_fd), lane_fds_(lane_count, -1) {}
+
+DoorbellServer::DoorbellServer(DoorbellServer&& other) noexcept
+    : path_(std::move(other.path_)),
+      listen_fd_(std::exchange(other.listen_fd_, -1)),
+      lane_fds_(std::move(other.lane_fds_)),
+      pending_fds_(std::move(other.pending_fds_)) {
+  other.lane_fds_.clear();
+  other.pending_fds_.clear();
+}
+
+DoorbellServer::~DoorbellServer() {
+  for (int& fd : lane_fds_) CloseFd(fd);
+  for (int& fd : pending_fds_) CloseFd(fd);
+  if (listen_fd_ >= 0) {
+    CloseFd(listen_fd_);
+    unlink(path_.c_str());
+  }
+}
+
+void DoorbellServer::AcceptPending() {
+  for (;;) {
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) break;
+    ucred peer{};
+    socklen_t length = sizeof(peer);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 || peer.uid != geteuid()) {
+      close(fd);
+      continue;
+    }
+    pending_fds_.push_back(fd);
+    Identify(pending_fds_.size() - 1);
+  }
+}
+
+void DoorbellServer::Identify(size_t pending_index) {
+  int& fd = pending_fds_[pending_index];
+  uint8_t lane = 0;
+  const ssize_t n = recv(fd, &lane, 1, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // its byte is still coming
+  if (n == 1 && lane < lane_fds_.size()) {
+    CloseFd(lane_fds_[lane]);  // a newer reader of the lane replaces the old connection
+    lane_fds_[lane] = fd;
+    bool closed = false;
+    Drain(fd, &closed);  // later bytes are wakeups already pending
+    if (closed) CloseFd(lane_fds_[lane]);
+  } else {
+    close(fd);
+  }
+  pending_fds_.erase(pending_fds_.begin() + static_cast<std::ptrdiff_t>(pending_index));
+}
+
+void DoorbellServer::Drain(int fd, bool* closed) {
+  uint8_t buffer[64];
+  for (;;) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n > 0) continue;
+    *closed = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    return;
+  }
+}
+
+void DoorbellServer::Ring(uint32_t lane) {
+  if (lane >= lane_fds_.size()) return;
+  if (lane_fds_[lane] < 0) AcceptPending();
+  if (lane_fds_[lane] < 0) return;
+  const uint8_t byte = 1;
+  // A full socket buffer means wakeups are already pending: nothing to add.
+  send(lane_fds_[lane], &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+Status DoorbellServer::MoveTo(std::string path) {
+  if (rename(path_.c_str(), path.c_str()) != 0) {
+    return Status::FromErrno("rename " + path_ + " to " + path, errno);
+  }
+  path_ = std::move(path);
+  return Status::OK();
+}
+
+void DoorbellServer::Drop(uint32_t lane) {
+  if (lane < lane_fds_.size()) CloseFd(lane_fds_[lane]);
+}
+
+void DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
+  std::vector<pollfd> fds;
+  fds.push_back({listen_fd_, POLLIN, 0});
+  for (int fd : lane_fds_) {
+    if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+  }
+  for (int fd : pending_fds_) fds.push_back({fd, POLLIN, 0});
+  if (poll(fds.data(), fds.size(), PollTimeoutMs(timeout)) <= 0) return;
+  for (int& fd : lane_fds_) {
+    if (fd < 0) continue;
+    bool closed = false;
+    Drain(fd, &closed);
+    if (closed) CloseFd(fd);
+  }
+  for (size_t i = pending_fds_.size(); i-- > 0;) Identify(i);
+  AcceptPending();
+}
+
+Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t lane) {
+  SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
+  DoorbellClient client(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (client.fd_ < 0) return Status::FromErrno("socket", errno);
+  if (connect(client.fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    return Status::FromErrno("connect " + path, errno);
+  }
+  const auto byte = static_cast<uint8_t>(lane);
+  if (send(client.fd_, &byte, 1, MSG_NOSIGNAL) != 1) {
+    return Status::FromErrno("send to " + path, errno);
+  }
+  fcntl(client.fd_, F_SETFL, fcntl(client.fd_, F_GETFL) | O_NONBLOCK);
+  return client;
+}
+
+DoorbellClient::DoorbellClient(DoorbellClient&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)) {}
+
+DoorbellClient& DoorbellClient::operator=(DoorbellClient&& other) noexcept {
+  if (this != &other) {
+    CloseFd(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+DoorbellClient::~DoorbellClient() { CloseFd(fd_); }
+
+void DoorbellClient::Ring() {
+  if (fd_ < 0) return;
+  const uint8_t byte = 1;
+  send(fd_, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+bool DoorbellClient::Wait(std::chrono::nanoseconds timeout) {
+  if (fd_ < 0) return false;
+  pollfd fd{fd_, POLLIN, 0};
+  if (poll(&fd, 1, PollTimeoutMs(timeout)) <= 0) return true;
+  uint8_t buffer[64];
+  for (;;) {
+    const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
+    if (n > 0) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
+    CloseFd(fd_);
+    return false;
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,90 @@
+#include "sluice/doorbell.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+
+#include "test_util.h"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string BellPath(const testing::ScopedName& name) { return name.path() + ".bell"; }
+
+TEST(Doorbell, TheSocketIsOwnerOnly) {
+  testing::ScopedName name("bell-mode");
+  auto server = DoorbellServer::Listen(BellPath(name), 2).MoveValue();
+  struct stat info {};
+  ASSERT_EQ(stat(BellPath(name).c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+TEST(Doorbell, ARingWakesTheWriterAndTheReader) {
+  testing::ScopedName name("bell-ring");
+  auto server = DoorbellServer::Listen(BellPath(name), 2).MoveValue();
+  auto client = DoorbellClient::Connect(BellPath(name), 1).MoveValue();
+  ASSERT_TRUE(client.connected());
+
+  // Writer parked: the reader's ring ends its wait well before the timeout.
+  auto start = Clock::now();
+  auto writer_wait = std::async(std::launch::async, [&] { server.Wait(10s); });
+  client.Ring();
+  writer_wait.get();
+  EXPECT_LT(Clock::now() - start, 5s);
+
+  // Reader parked: the writer's ring on lane 1 ends it.
+  start = Clock::now();
+  auto reader_wait = std::async(std::launch::async, [&] { return client.Wait(10s); });
+  server.Ring(1);
+  EXPECT_TRUE(reader_wait.get());
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+TEST(Doorbell, TheWriterAcceptsAConnectionWhenItFirstRingsItsLane) {
+  testing::ScopedName name("bell-lazy");
+  auto server = DoorbellServer::Listen(BellPath(name), 4).MoveValue();
+  auto client = DoorbellClient::Connect(BellPath(name), 3).MoveValue();
+  server.Ring(3);  // no Wait before: Ring accepts the pending connection itself
+  const auto start = Clock::now();
+  EXPECT_TRUE(client.Wait(10s));
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+TEST(Doorbell, AReaderSeesTheWriterHangUp) {
+  testing::ScopedName name("bell-gone");
+  auto server =
+      std::make_unique<DoorbellServer>(DoorbellServer::Listen(BellPath(name), 1).MoveValue());
+  auto client = DoorbellClient::Connect(BellPath(name), 0).MoveValue();
+  server->Ring(0);
+  server.reset();
+  EXPECT_NE(access(BellPath(name).c_str(), F_OK), 0) << "the socket file is unlinked";
+  // The pending ring is drained first; then end of file.
+  bool connected = client.Wait(1s);
+  if (connected) connected = client.Wait(1s);
+  EXPECT_FALSE(connected);
+  EXPECT_FALSE(client.connected());
+}
+
+TEST(Doorbell, ConnectingWithoutADoorbellFails) {
+  testing::ScopedName name("bell-none");
+  EXPECT_EQ(DoorbellClient::Connect(BellPath(name), 0).status().code(), StatusCode::kIoError);
+}
+
+TEST(Doorbell, ALaneOutOfRangeIsDropped) {
+  testing::ScopedName name("bell-range");
+  auto server = DoorbellServer::Listen(BellPath(name), 1).MoveValue();
+  auto client = DoorbellClient::Connect(BellPath(name), 5).MoveValue();
+  server.Wait(1s);  // accepts, reads lane 5, closes
+  EXPECT_FALSE(client.Wait(5s)) << "the server hung up on a lane it does not have";
+}
+
+}  // namespace
+}  // namespace sluice

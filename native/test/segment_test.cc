@@ -1,0 +1,392 @@
+// Writer and readers of one segment: in one process, across threads and across fork(); credits,
+// liveness, eviction, the end of a stream, and the doorbell waking parked sides.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <future>
+#include <thread>
+
+#include "content_rule.h"
+#include "sluice/layout.h"
+#include "sluice/segment_reader.h"
+#include "sluice/segment_writer.h"
+#include "test_util.h"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Eventually;
+using testing::PublishRecords;
+using testing::ScopedName;
+using testing::SmallWriter;
+
+namespace h = layout::header;
+namespace ln = layout::lane;
+
+// Takes one object and checks it holds content-rule records from `verifier`'s position on.
+Status TakeAndVerify(SegmentReader& reader, content::Verifier& verifier, bool release = true) {
+  SLUICE_ASSIGN_OR_RETURN(auto object, reader.Next(5s));
+  SLUICE_ASSIGN_OR_RETURN(auto batch, DecodeObject(object, reader.header().schema));
+  SLUICE_RETURN_NOT_OK(verifier.Add(*batch));
+  return release ? reader.Release(object) : Status::OK();
+}
+
+// Runs `child` in a forked process, whose exit code it gives (the child must not touch gtest).
+pid_t Spawn(const std::function<int()>& child) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(child());
+  return pid;
+}
+
+int WaitChild(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(Segment, WriterToReaderInOneProcessThenCleanEnd) {
+  ScopedName name("basic");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  EXPECT_EQ(writer->attached_readers(), 1u);
+  content::Verifier verifier(ObjectKind::kRecords);
+  for (uint64_t object = 0; object < 10; ++object) {
+    ASSERT_TRUE(PublishRecords(*writer, object * 7, 7).ok());
+    ASSERT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  }
+  EXPECT_EQ(verifier.rows(), 70u);
+  EXPECT_EQ(reader->Next(0ns).status().code(), StatusCode::kTimedOut);
+  ASSERT_TRUE(writer->Close(1s).ok());
+  EXPECT_EQ(reader->Next(1s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_NE(access(name.path().c_str(), F_OK), 0) << "the writer unlinks the segment";
+}
+
+TEST(Segment, ObjectsPublishedBeforeCloseAreStillDelivered) {
+  ScopedName name("drain");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  ASSERT_TRUE(PublishRecords(*writer, 0, 3).ok());
+  ASSERT_TRUE(PublishRecords(*writer, 3, 3).ok());
+  auto closing = std::async(std::launch::async, [&] { return writer->Close(10s); });
+  content::Verifier verifier(ObjectKind::kRecords);
+  EXPECT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  EXPECT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  EXPECT_EQ(reader->Next(1s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_TRUE(closing.get().ok()) << "Close returns once every slot is released";
+}
+
+TEST(Segment, FilesAreOwnerOnly) {
+  ScopedName name("mode");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  struct stat info {};
+  ASSERT_EQ(stat(name.path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat((name.path() + ".bell").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISSOCK(info.st_mode));
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+TEST(Segment, AnExistingNameIsNotReplaced) {
+  ScopedName name("exists");
+  auto first = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto second = SegmentWriter::Create(SmallWriter(name.name()));
+  EXPECT_EQ(second.status().code(), StatusCode::kIoError);
+  EXPECT_NE(second.status().message().find("stale"), std::string::npos);
+  EXPECT_TRUE(SegmentReader::Open(name.name()).ok()) << "the first segment is intact";
+}
+
+TEST(Segment, EveryReaderGetsEveryObjectAndTheSlotFreesAfterTheLastRelease) {
+  ScopedName name("multi");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 1;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto first = SegmentReader::Open(name.name()).MoveValue();
+  auto second = SegmentReader::Open(name.name()).MoveValue();
+  EXPECT_NE(first->lane(), second->lane());
+  ASSERT_TRUE(PublishRecords(*writer, 0, 5).ok());
+
+  auto a = first->Next(1s);
+  auto b = second->Next(1s);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->object_id, b->object_id);
+  EXPECT_EQ(a->slot, b->slot);
+  ASSERT_EQ(a->length, b->length);
+  EXPECT_EQ(std::memcmp(a->data, b->data, a->length), 0);
+  ASSERT_TRUE(first->Release(*a).ok());
+  EXPECT_EQ(writer->Acquire(0ns).status().code(), StatusCode::kTimedOut)
+      << "the second reader still holds the only slot";
+  ASSERT_TRUE(second->Release(*b).ok());
+  EXPECT_TRUE(writer->Acquire(0ns).ok());
+}
+
+TEST(Segment, ReleasingTwiceIsRefused) {
+  ScopedName name("twice");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+  auto object = reader->Next(1s).MoveValue();
+  ASSERT_TRUE(reader->Release(object).ok());
+  EXPECT_EQ(reader->Release(object).code(), StatusCode::kEvicted);
+}
+
+TEST(Segment, LanesRunOut) {
+  ScopedName name("lanes");
+  auto options = SmallWriter(name.name());
+  options.lane_count = 1;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  EXPECT_EQ(SegmentReader::Open(name.name()).status().code(), StatusCode::kNoFreeLane);
+  reader.reset();  // leaves: the writer reclaims the lane when it looks
+  EXPECT_TRUE(writer->WaitForReaders(0, 0ns).ok());
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());  // reclaims the CLOSED lane while acquiring
+  EXPECT_TRUE(Eventually([&] { return SegmentReader::Open(name.name()).ok(); }, 5s));
+}
+
+TEST(Segment, WithoutReadersASlotIsFreeAgainAtOnce) {
+  ScopedName name("nobody");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 1;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_TRUE(PublishRecords(*writer, i, 1, 0ns).ok());
+}
+
+TEST(Segment, CreditsExhaustedTheWriterWaitsThenProceedsAfterARelease) {
+  ScopedName name("credits");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 2;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+  ASSERT_TRUE(PublishRecords(*writer, 1, 1).ok());
+  const auto timed_out = writer->Acquire(20ms);
+  EXPECT_EQ(timed_out.status().code(), StatusCode::kTimedOut);
+
+  auto held = reader->Next(1s).MoveValue();
+  // The writer parks; with a 30 s liveness timeout each park lasts 1 s unless the doorbell rings.
+  auto acquiring = std::async(std::launch::async, [&] { return writer->Acquire(20s); });
+  ASSERT_TRUE(
+      Eventually([&] { return testing::ReadSegmentField32(name.path(), h::kWriterWaiting) == 1; }));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(reader->Release(held).ok());
+  EXPECT_TRUE(acquiring.get().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms) << "the release rang the doorbell";
+}
+
+TEST(Segment, AParkedReaderIsWokenByTheDoorbell) {
+  ScopedName name("bell");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  const uint64_t lane = writer->layout().LaneOffset(reader->lane());
+  auto next = std::async(std::launch::async, [&] { return reader->Next(20s); });
+  ASSERT_TRUE(Eventually(
+      [&] { return testing::ReadSegmentField32(name.path(), lane + ln::kReaderWaiting) == 1; }));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+  EXPECT_TRUE(next.get().ok());
+  // Parked on the doorbell for up to 1 s (see HeartbeatInterval): only the ring ends it this soon.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms);
+}
+
+TEST(Segment, AParkedReaderSeesTheEndPromptly) {
+  ScopedName name("bell-end");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  const uint64_t lane = writer->layout().LaneOffset(reader->lane());
+  auto next = std::async(std::launch::async, [&] { return reader->Next(20s); });
+  ASSERT_TRUE(Eventually(
+      [&] { return testing::ReadSegmentField32(name.path(), lane + ln::kReaderWaiting) == 1; }));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(writer->Close(1s).ok());
+  EXPECT_EQ(next.get().status().code(), StatusCode::kEndOfStream);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms);
+}
+
+// CPU time the calling thread spends in `wait`.
+std::chrono::nanoseconds ThreadCpuTime(const std::function<void()>& wait) {
+  auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+  };
+  const auto start = now();
+  wait();
+  return now() - start;
+}
+
+TEST(Segment, WaitingSidesParkInsteadOfSpinning) {
+  for (const bool doorbell : {true, false}) {
+    SCOPED_TRACE(doorbell ? "doorbell" : "backoff");
+    ScopedName name("idle");
+    auto options = SmallWriter(name.name());
+    options.slot_count = 1;
+    options.doorbell = doorbell;
+    auto writer = SegmentWriter::Create(options).MoveValue();
+    ReaderOptions reader_options;
+    reader_options.doorbell = doorbell;
+    auto reader = SegmentReader::Open(name.name(), reader_options).MoveValue();
+    const auto reader_cpu = ThreadCpuTime(
+        [&] { EXPECT_EQ(reader->Next(300ms).status().code(), StatusCode::kTimedOut); });
+    ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+    const auto writer_cpu = ThreadCpuTime(
+        [&] { EXPECT_EQ(writer->Acquire(300ms).status().code(), StatusCode::kTimedOut); });
+    // A spinning wait would burn the whole 300 ms.
+    EXPECT_LT(reader_cpu, 100ms);
+    EXPECT_LT(writer_cpu, 100ms);
+  }
+}
+
+TEST(Segment, WithoutADoorbellParkedSidesStillProgress) {
+  ScopedName name("nobell");
+  auto options = SmallWriter(name.name());
+  options.doorbell = false;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  EXPECT_NE(access((name.path() + ".bell").c_str(), F_OK), 0);
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < 20; ++i) ASSERT_TRUE(PublishRecords(*writer, i, 1).ok());
+  });
+  content::Verifier verifier(ObjectKind::kRecords);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  producer.join();
+}
+
+TEST(Segment, WriterAndReaderAcrossThreadsUnderBackpressure) {
+  ScopedName name("threads");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 2;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < 300; ++i) ASSERT_TRUE(PublishRecords(*writer, i * 3, 3).ok());
+    ASSERT_TRUE(writer->Close(10s).ok());
+  });
+  content::Verifier verifier(ObjectKind::kRecords);
+  Status status;
+  while ((status = TakeAndVerify(*reader, verifier)).ok()) {
+  }
+  producer.join();
+  EXPECT_EQ(status.code(), StatusCode::kEndOfStream) << status.ToString();
+  EXPECT_EQ(verifier.rows(), 900u);
+}
+
+TEST(Segment, WriterAndReaderAcrossFork) {
+  ScopedName name("fork");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 3;
+  const pid_t pid = Spawn([&] {
+    ReaderOptions reader_options;
+    reader_options.open_timeout = 10s;
+    auto reader = SegmentReader::Open(name.name(), reader_options);
+    if (!reader.ok()) return 10;
+    content::Verifier verifier(ObjectKind::kRecords);
+    Status status;
+    while ((status = TakeAndVerify(**reader, verifier)).ok()) {
+    }
+    return status.code() == StatusCode::kEndOfStream && verifier.rows() == 1000 ? 0 : 11;
+  });
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  ASSERT_TRUE(writer->WaitForReaders(1, 10s).ok());
+  for (uint64_t i = 0; i < 100; ++i) ASSERT_TRUE(PublishRecords(*writer, i * 10, 10).ok());
+  EXPECT_TRUE(writer->Close(10s).ok());
+  EXPECT_EQ(WaitChild(pid), 0);
+}
+
+TEST(Segment, ADeadReadersSlotsAreReclaimedAndOtherLanesAreUnaffected) {
+  ScopedName name("deadreader");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 2;
+  options.liveness_timeout = 200ms;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto survivor = SegmentReader::Open(name.name()).MoveValue();
+  int took[2];
+  ASSERT_EQ(pipe(took), 0);
+  const pid_t pid = Spawn([&] {
+    auto reader = SegmentReader::Open(name.name());
+    if (!reader.ok()) return 10;
+    char byte = 1;
+    if (write(took[1], &byte, 1) != 1) return 11;
+    // Taken, never released: the process dies holding it, without detaching.
+    _exit((*reader)->Next(5s).ok() ? 0 : 12);
+  });
+  char byte = 0;
+  ASSERT_EQ(read(took[0], &byte, 1), 1);
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+  ASSERT_TRUE(PublishRecords(*writer, 1, 1).ok());
+  EXPECT_EQ(WaitChild(pid), 0);
+  content::Verifier verifier(ObjectKind::kRecords);
+  ASSERT_TRUE(TakeAndVerify(*survivor, verifier).ok());
+  ASSERT_TRUE(TakeAndVerify(*survivor, verifier).ok());
+  // Both slots are held by the dead reader's lane until its heartbeat goes stale.
+  EXPECT_EQ(writer->Acquire(0ns).status().code(), StatusCode::kTimedOut);
+  ASSERT_TRUE(PublishRecords(*writer, 2, 1, 5s).ok());
+  EXPECT_EQ(writer->attached_readers(), 1u);
+  ASSERT_TRUE(TakeAndVerify(*survivor, verifier).ok());
+  EXPECT_EQ(verifier.rows(), 3u);
+  close(took[0]);
+  close(took[1]);
+}
+
+TEST(Segment, ADeadWriterIsDetectedAfterItsObjectsAreRead) {
+  ScopedName name("deadwriter");
+  const pid_t pid = Spawn([&] {
+    auto options = SmallWriter(name.name());
+    options.liveness_timeout = 200ms;
+    auto writer = SegmentWriter::Create(options);
+    if (!writer.ok() || !(*writer)->WaitForReaders(1, 10s).ok()) return 10;
+    if (!PublishRecords(**writer, 0, 2).ok() || !PublishRecords(**writer, 2, 2).ok()) return 11;
+    _exit(0);  // dies without closing: the heartbeat stops, the file stays
+  });
+  ReaderOptions reader_options;
+  reader_options.open_timeout = 10s;
+  auto reader = SegmentReader::Open(name.name(), reader_options).MoveValue();
+  ASSERT_EQ(WaitChild(pid), 0);
+  content::Verifier verifier(ObjectKind::kRecords);
+  ASSERT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  ASSERT_TRUE(TakeAndVerify(*reader, verifier).ok());
+  const auto next = reader->Next(5s);
+  EXPECT_EQ(next.status().code(), StatusCode::kWriterDead) << next.status().ToString();
+}
+
+TEST(Segment, AnEvictedReaderFindsOut) {
+  ScopedName name("evicted");
+  auto options = SmallWriter(name.name());
+  options.slot_count = 1;
+  options.liveness_timeout = 200ms;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  int took[2];
+  int go[2];
+  ASSERT_EQ(pipe(took), 0);
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t pid = Spawn([&] {
+    auto reader = SegmentReader::Open(name.name());
+    if (!reader.ok()) return 10;
+    auto object = (*reader)->Next(5s);
+    char byte = 1;
+    if (!object.ok() || write(took[1], &byte, 1) != 1) return 11;
+    if (read(go[0], &byte, 1) != 1) return 12;
+    // Stopped meanwhile, its heartbeat went stale and the writer took the lane back.
+    const bool release_refused = (*reader)->Release(*object).code() == StatusCode::kEvicted;
+    const bool next_refused = (*reader)->Next(0ns).status().code() == StatusCode::kEvicted;
+    return release_refused && next_refused ? 0 : 13;
+  });
+  ASSERT_TRUE(writer->WaitForReaders(1, 10s).ok());
+  ASSERT_TRUE(PublishRecords(*writer, 0, 1).ok());
+  char byte = 0;
+  ASSERT_EQ(read(took[0], &byte, 1), 1);
+  kill(pid, SIGSTOP);
+  EXPECT_TRUE(writer->Acquire(5s).ok()) << "the stopped reader's slot was reclaimed";
+  kill(pid, SIGCONT);
+  ASSERT_EQ(write(go[1], &byte, 1), 1);
+  EXPECT_EQ(WaitChild(pid), 0);
+  for (int fd : {took[0], took[1], go[0], go[1]}) close(fd);
+}
+
+}  // namespace
+}  // namespace sluice
