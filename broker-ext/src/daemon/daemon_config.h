@@ -1,0 +1,56 @@
+// sluice-brokerd's configuration: command-line flags over an optional `key=value` file.
+//
+// Keys starting with `sluice.` are the daemon's own; every other key is a librdkafka property
+// and passes through untouched (security settings included), so librdkafka stays the one judge
+// of its own configuration. The command line wins over the file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sluice/status.h"
+
+namespace sluice::brokerd {
+
+struct ListenAddress {
+  std::string host;  // an IP literal
+  uint16_t port = 0;
+};
+
+struct DaemonConfig {
+  std::string socket_path;                   // sluice.socket / --socket
+  ListenAddress metrics{"127.0.0.1", 9464};  // sluice.metrics.listen / --metrics; port 0: off
+  std::string segment_dir = "/dev/shm";      // sluice.segment.dir
+  // Peers allowed on the socket (SO_PEERCRED); both empty means the daemon's own uid only.
+  std::vector<uid_t> allowed_uids;                   // sluice.allowed.uids, comma-separated
+  std::vector<gid_t> allowed_gids;                   // sluice.allowed.gids
+  std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
+  uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
+  std::chrono::milliseconds gap_timeout{30000};      // sluice.gap.timeout.ms
+  std::optional<std::string> dead_letter_topic;      // sluice.dead.letter.topic
+  std::optional<int32_t> broker_id;                  // sluice.broker.id: which partitions are local
+  // librdkafka properties in the order given; bootstrap.servers is among them.
+  std::vector<std::pair<std::string, std::string>> kafka;
+};
+
+inline constexpr std::string_view kDaemonUsage =
+    "usage: sluice-brokerd --bootstrap-servers HOST:PORT --socket PATH [--config FILE]\n"
+    "                      [--metrics HOST:PORT] [-X key=value]...\n"
+    "  -X sets a sluice.* setting or any librdkafka property; see docs/brokerd.md";
+
+// Parses the arguments after the program name; `read_file` returns a file's text (the tests
+// pass their own). Errors name the flag or key and the value.
+Result<DaemonConfig> ParseDaemonConfig(
+    std::span<const std::string_view> args,
+    const std::function<Result<std::string>(const std::string&)>& read_file);
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,79 @@
+#include "ordering/chunk_headers.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace sluice::brokerd {
+namespace {
+
+using Headers = std::vector<KafkaHeader>;
+
+Headers Valid(std::string_view seq) {
+  return {{"sluice.job", "job-1"}, {"sluice.stream", "cyan"}, {"sluice.seq", seq}};
+}
+
+TEST(ChunkHeaders, ParsesTheFourHeadersAndIgnoresOthers) {
+  Headers headers = Valid("42");
+  headers.push_back({"app", "x"});
+  headers.push_back({"sluice.eos", "true"});
+  auto id = ParseChunkHeaders(headers);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(*id, (ChunkId{"job-1", "cyan", 42, true}));
+}
+
+TEST(ChunkHeaders, WithoutEosTheChunkIsNotTheLast) {
+  auto id = ParseChunkHeaders(Valid("0"));
+  ASSERT_TRUE(id.ok());
+  EXPECT_FALSE(id->eos);
+  EXPECT_EQ(id->seq, 0u);
+}
+
+TEST(ChunkHeaders, SeqCoversTheWholeUnsignedRange) {
+  auto max = ParseSeq("18446744073709551615");
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(*max, UINT64_MAX);
+}
+
+TEST(ChunkHeaders, MalformedSeqIsRefusedNamingTheHeader) {
+  for (std::string_view bad : {"", "-1", "+1", "01", "1.5", "12a", " 1", "0x10",
+                               "18446744073709551616", "99999999999999999999"}) {
+    auto id = ParseChunkHeaders(Valid(bad));
+    ASSERT_FALSE(id.ok()) << "accepted \"" << bad << "\"";
+    EXPECT_EQ(id.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(id.status().message().rfind("sluice.seq: ", 0), 0u) << id.status().message();
+  }
+}
+
+TEST(ChunkHeaders, MissingOrRepeatedHeadersAreRefused) {
+  struct Case {
+    Headers headers;
+    std::string_view named;
+  };
+  const std::vector<Case> cases = {
+      {{{"sluice.stream", "s"}, {"sluice.seq", "1"}}, "sluice.job: missing"},
+      {{{"sluice.job", "j"}, {"sluice.seq", "1"}}, "sluice.stream: missing"},
+      {{{"sluice.job", "j"}, {"sluice.stream", "s"}}, "sluice.seq: missing"},
+      {{{"sluice.job", "j"}, {"sluice.stream", "s"}, {"sluice.seq", "1"}, {"sluice.seq", "2"}},
+       "sluice.seq: repeated"},
+      {{{"sluice.job", "j"}, {"sluice.stream", "s"}, {"sluice.seq", "", false}},
+       "sluice.seq: null value"},
+      {{{"sluice.job", "j"}, {"sluice.stream", "s"}, {"sluice.seq", "1"}, {"sluice.eos", "yes"}},
+       "sluice.eos: \"yes\" is not \"true\""},
+  };
+  for (const Case& c : cases) {
+    auto id = ParseChunkHeaders(c.headers);
+    ASSERT_FALSE(id.ok()) << c.named;
+    EXPECT_EQ(id.status().message(), c.named);
+  }
+}
+
+TEST(ChunkHeaders, AQuotedValueIsBounded) {
+  const std::string long_value(1000, '7');
+  auto id = ParseChunkHeaders(Valid(long_value + "x"));
+  ASSERT_FALSE(id.ok());
+  EXPECT_LT(id.status().message().size(), 120u);
+}
+
+}  // namespace
+}  // namespace sluice::brokerd

@@ -1,0 +1,65 @@
+#include "daemon/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace sluice::brokerd {
+namespace {
+
+TEST(Metrics, RendersTheExpositionFormat) {
+  Metrics metrics;
+  metrics.counter("sluice_records_in_total", "Records consumed.", {{"topic", "t"}}).Add(3);
+  metrics.counter("sluice_records_in_total", "Records consumed.", {{"topic", "u"}}).Add();
+  metrics.gauge("sluice_free_slots", "Free slots.\nPer segment.").Set(-2);
+  EXPECT_EQ(metrics.Render(),
+            "# HELP sluice_free_slots Free slots.\\nPer segment.\n"
+            "# TYPE sluice_free_slots gauge\n"
+            "sluice_free_slots -2\n"
+            "# HELP sluice_records_in_total Records consumed.\n"
+            "# TYPE sluice_records_in_total counter\n"
+            "sluice_records_in_total{topic=\"t\"} 3\n"
+            "sluice_records_in_total{topic=\"u\"} 1\n");
+}
+
+TEST(Metrics, OneLabelSetIsOneCell) {
+  Metrics metrics;
+  Counter& a = metrics.counter("c", "h", {{"kind", "x"}});
+  Counter& b = metrics.counter("c", "h", {{"kind", "x"}});
+  EXPECT_EQ(&a, &b);
+}
+
+TEST(Metrics, LabelValuesAreEscaped) {
+  Metrics metrics;
+  metrics.counter("c", "h", {{"topic", "a\"b\\c\nd"}}).Add();
+  EXPECT_NE(metrics.Render().find("c{topic=\"a\\\"b\\\\c\\nd\"} 1\n"), std::string::npos)
+      << metrics.Render();
+}
+
+TEST(Metrics, InvalidNamesAndTypeClashesAreRefused) {
+  Metrics metrics;
+  metrics.counter("ok_total", "h");
+  EXPECT_THROW(metrics.gauge("ok_total", "h"), std::invalid_argument);
+  EXPECT_THROW(metrics.counter("9lives", "h"), std::invalid_argument);
+  EXPECT_THROW(metrics.counter("has-dash", "h"), std::invalid_argument);
+  EXPECT_THROW(metrics.counter("c", "h", {{"__reserved", "v"}}), std::invalid_argument);
+  EXPECT_THROW(metrics.counter("c", "h", {{"a:b", "v"}}), std::invalid_argument);
+}
+
+TEST(Metrics, ConcurrentAddsAreAllCounted) {
+  Metrics metrics;
+  Counter& counter = metrics.counter("c", "h");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10000; ++i) counter.Add();
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(counter.value(), 40000u);
+}
+
+}  // namespace
+}  // namespace sluice::brokerd
