@@ -23,6 +23,7 @@ namespace h = layout::header;
 namespace ln = layout::lane;
 namespace s = layout::slot;
 using fields::Atomic;
+using fields::Read;
 using fields::Write;
 
 // Writes the immutable header, the schema and the writer's own fields of a fresh (zeroed) file.
@@ -291,6 +292,19 @@ uint32_t SegmentWriter::attached_readers() const {
     if (ln::State(word) == ln::kAttached) ++count;
   }
   return count;
+}
+
+uint64_t SegmentWriter::ReleasedBelow() const {
+  uint64_t oldest = next_object_id_;
+  for (uint32_t slot = 0; slot < layout_.slot_count; ++slot) {
+    const uint8_t* descriptor = mapping_.data() + layout_.DescriptorOffset(slot);
+    const uint32_t holders =
+        s::Holders(Atomic<uint64_t>(descriptor, s::kStateWord).load(std::memory_order_acquire));
+    // A slot the writer holds has no object yet; its object_id field is a previous object's.
+    if (holders == 0 || (holders & s::kWriterBit) != 0) continue;
+    oldest = std::min(oldest, Read<uint64_t>(descriptor, s::kObjectId));
+  }
+  return oldest;
 }
 
 Status SegmentWriter::WaitForReaders(uint32_t count, std::chrono::nanoseconds timeout) {

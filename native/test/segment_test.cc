@@ -126,6 +126,28 @@ TEST(Segment, EveryReaderGetsEveryObjectAndTheSlotFreesAfterTheLastRelease) {
   EXPECT_TRUE(writer->Acquire(0ns).ok());
 }
 
+TEST(Segment, ReleasedBelowFollowsTheOldestObjectStillHeld) {
+  ScopedName name("released-below");
+  auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  EXPECT_EQ(writer->ReleasedBelow(), 0u);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(PublishRecords(*writer, i, 1).ok());
+  EXPECT_EQ(writer->ReleasedBelow(), 0u);
+
+  auto first = reader->Next(1s).MoveValue();
+  auto second = reader->Next(1s).MoveValue();
+  ASSERT_TRUE(reader->Release(second).ok());
+  EXPECT_EQ(writer->ReleasedBelow(), 0u) << "object 0 is still held";
+  ASSERT_TRUE(reader->Release(first).ok());
+  EXPECT_EQ(writer->ReleasedBelow(), 2u);
+
+  auto third = reader->Next(1s).MoveValue();
+  auto acquired = writer->Acquire(0ns);  // a slot being written holds no object yet
+  ASSERT_TRUE(acquired.ok());
+  ASSERT_TRUE(reader->Release(third).ok());
+  EXPECT_EQ(writer->ReleasedBelow(), 3u);
+}
+
 TEST(Segment, ReleasingTwiceIsRefused) {
   ScopedName name("twice");
   auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();

@@ -60,6 +60,10 @@ class SegmentWriter {
   // Waits until at least `count` readers are attached.
   Status WaitForReaders(uint32_t count, std::chrono::nanoseconds timeout);
   uint32_t attached_readers() const;
+  // Every object with a smaller id has been released by all its readers (or its lanes were
+  // reclaimed): what a committed Kafka offset may cover. Scans the descriptors, so callers ask
+  // once in a while, not per object.
+  uint64_t ReleasedBelow() const;
   // Marks the writer CLOSED (readers end after the objects already published), waits up to
   // `drain_timeout` until every slot is released (kTimedOut if not), and unlinks the files.
   Status Close(std::chrono::nanoseconds drain_timeout);

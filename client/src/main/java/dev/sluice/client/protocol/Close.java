@@ -1,0 +1,14 @@
+package dev.sluice.client.protocol;
+
+import dev.sluice.client.annotation.PublicEvolving;
+
+/** CLOSE: end one subscription, or with {@link #ALL} every subscription of the connection. */
+@PublicEvolving
+public record Close(long subscriptionId) implements ControlMessage {
+    public static final long ALL = 0;
+
+    @Override
+    public MessageType type() {
+        return MessageType.CLOSE;
+    }
+}

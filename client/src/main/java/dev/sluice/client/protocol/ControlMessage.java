@@ -1,0 +1,10 @@
+package dev.sluice.client.protocol;
+
+import dev.sluice.client.annotation.PublicEvolving;
+
+/** The body of a control frame: one of the protocol's six messages. */
+@PublicEvolving
+public sealed interface ControlMessage
+        permits Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close {
+    MessageType type();
+}

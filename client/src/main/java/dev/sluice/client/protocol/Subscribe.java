@@ -1,0 +1,40 @@
+package dev.sluice.client.protocol;
+
+import dev.sluice.client.annotation.PublicEvolving;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * SUBSCRIBE: the reader asks for a topic's records or chunk streams in a segment of {@code
+ * slotCount} slots of {@code slotSize} bytes. {@code localLeaders} lets the daemon pick the
+ * partitions led by its broker, {@code partitions} then only naming starts; an empty {@code
+ * groupId} means no consumer group, an empty {@code jobFilter} every job, a {@code
+ * reorderWindowBytes} of 0 the daemon's default.
+ */
+@PublicEvolving
+public record Subscribe(
+        int slotCount,
+        boolean localLeaders,
+        long slotSize,
+        long reorderWindowBytes,
+        Mode mode,
+        StartPosition defaultStart,
+        List<PartitionStart> partitions,
+        String topic,
+        String groupId,
+        String jobFilter)
+        implements ControlMessage {
+    public Subscribe {
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(defaultStart, "defaultStart");
+        partitions = List.copyOf(partitions);
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(groupId, "groupId");
+        Objects.requireNonNull(jobFilter, "jobFilter");
+    }
+
+    @Override
+    public MessageType type() {
+        return MessageType.SUBSCRIBE;
+    }
+}

@@ -1,0 +1,436 @@
+package dev.sluice.client.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.client.segment.ObjectKind;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** The Java codec, case for case as the C++ one's tests ({@code protocol_codec_test.cc}). */
+class ControlCodecTest {
+    private static final int BODY = ControlCodec.FRAME_HEADER_SIZE;
+
+    /** SUBSCRIBE's fields, mutable, so that each case can change one of a valid message. */
+    static final class SubscribeFields {
+        int slotCount = 32;
+        long slotSize = 65536;
+        long reorderWindowBytes = 1 << 20;
+        Mode mode = Mode.CHUNK_STREAMS;
+        StartPosition defaultStart = StartPosition.LATEST;
+        List<PartitionStart> partitions =
+                List.of(PartitionStart.at(1, 7), PartitionStart.earliest(4));
+        String topic = "chunks";
+        String groupId = "g\u00fcnter";
+        String jobFilter = "job-1";
+
+        Subscribe message() {
+            return new Subscribe(
+                    slotCount,
+                    false,
+                    slotSize,
+                    reorderWindowBytes,
+                    mode,
+                    defaultStart,
+                    partitions,
+                    topic,
+                    groupId,
+                    jobFilter);
+        }
+    }
+
+    static Subscribe validSubscribe() {
+        return new SubscribeFields().message();
+    }
+
+    static Frame subscribe(Consumer<SubscribeFields> change) {
+        SubscribeFields fields = new SubscribeFields();
+        change.accept(fields);
+        return new Frame(1, fields.message());
+    }
+
+    static Subscribed validSubscribed() {
+        return new Subscribed(
+                3, ObjectKind.CHUNKS, 30, List.of(1, 4), "seg-3", new byte[] {1, 2, 3});
+    }
+
+    static List<Frame> oneOfEachMessage() {
+        return List.of(
+                new Frame(11, validSubscribe()),
+                new Frame(12, validSubscribed()),
+                new Frame(13, new Release(3, 99)),
+                new Frame(0, new Heartbeat(42, 1000)),
+                new Frame(
+                        14,
+                        new ErrorMessage(3, ErrorCode.BAD_REQUEST, 1, 2, "slot_size too large")),
+                new Frame(15, new Close(3)));
+    }
+
+    private static ByteBuffer le(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static byte[] withLengthFixed(byte[] bytes) {
+        le(bytes).putInt(0, bytes.length - 4);
+        return bytes;
+    }
+
+    private static void assertRefused(byte[] bytes, String field) {
+        assertThatThrownBy(() -> ControlCodec.decode(bytes))
+                .isInstanceOfSatisfying(
+                        ProtocolException.class,
+                        e -> {
+                            assertThat(e.field()).as(e.getMessage()).isEqualTo(field);
+                            assertThat(e.getMessage()).startsWith(field + " = ");
+                        });
+    }
+
+    @Test
+    void everyMessageSurvivesARoundTrip() throws Exception {
+        for (Frame frame : oneOfEachMessage()) {
+            assertThat(ControlCodec.decode(ControlCodec.encode(frame)))
+                    .as("%s", frame.message().type())
+                    .isEqualTo(frame);
+        }
+    }
+
+    @Test
+    void theHeaderIsLittleEndianAtTheSpecOffsets() throws Exception {
+        byte[] bytes =
+                ControlCodec.encode(
+                        new Frame(0x1122334455667788L, new Release(0x0102030405060708L, 0x0A)));
+        byte[] expected = {
+            28,
+            0,
+            0,
+            0, // frame_length: 12 + 16
+            1,
+            0, // version
+            3,
+            0, // type RELEASE
+            (byte) 0x88,
+            0x77,
+            0x66,
+            0x55,
+            0x44,
+            0x33,
+            0x22,
+            0x11, // request_id
+            8,
+            7,
+            6,
+            5,
+            4,
+            3,
+            2,
+            1, // subscription_id
+            0x0A,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0, // processed_through
+        };
+        assertThat(bytes).isEqualTo(expected);
+    }
+
+    @Test
+    void subscribeFieldsSitAtTheirBodyOffsets() throws Exception {
+        ByteBuffer bytes = le(ControlCodec.encode(new Frame(1, validSubscribe())));
+        assertThat(bytes.getInt(BODY)).as("slot_count").isEqualTo(32);
+        assertThat(bytes.getLong(BODY + 8)).as("slot_size").isEqualTo(65536);
+        assertThat(bytes.getLong(BODY + 16)).as("reorder_window_bytes").isEqualTo(1 << 20);
+        assertThat(bytes.getShort(BODY + 24)).as("mode").isEqualTo((short) 2);
+        assertThat(bytes.getShort(BODY + 26)).as("default_start").isEqualTo((short) 2);
+        assertThat(bytes.getInt(BODY + 28)).as("partition_count").isEqualTo(2);
+        assertThat(bytes.getInt(BODY + 32)).as("partitions[0].partition").isEqualTo(1);
+        assertThat(bytes.getShort(BODY + 36)).as("partitions[0].start").isEqualTo((short) 3);
+        assertThat(bytes.getLong(BODY + 40)).as("partitions[0].offset").isEqualTo(7);
+        assertThat(bytes.getInt(BODY + 48)).as("partitions[1].partition").isEqualTo(4);
+        assertThat(bytes.getShort(BODY + 64)).as("topic's length").isEqualTo((short) 6);
+        assertThat(bytes.get(BODY + 66)).as("topic").isEqualTo((byte) 'c');
+    }
+
+    @Test
+    void everyTruncationIsRefusedWithoutReadingPastTheEnd() throws Exception {
+        for (Frame frame : oneOfEachMessage()) {
+            byte[] whole = ControlCodec.encode(frame);
+            for (int size = 0; size < whole.length; size++) {
+                byte[] cut = Arrays.copyOf(whole, size);
+                assertRefused(cut, "frame_length");
+                // The same cut, with a frame_length that agrees: a field of the body runs out.
+                if (size >= ControlCodec.FRAME_HEADER_SIZE) {
+                    assertThatThrownBy(() -> ControlCodec.decode(withLengthFixed(cut)))
+                            .as("%s cut to %d bytes", frame.message().type(), size)
+                            .isInstanceOf(ProtocolException.class)
+                            .hasMessageContaining(" = ");
+                }
+            }
+        }
+    }
+
+    @Test
+    void frameLengthOutsideItsBoundsIsRefused() throws Exception {
+        byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
+        le(bytes).putInt(0, (int) ControlCodec.MAX_FRAME_LENGTH + 1);
+        assertRefused(bytes, "frame_length");
+        le(bytes).putInt(0, (int) ControlCodec.MIN_FRAME_LENGTH - 1);
+        assertRefused(bytes, "frame_length");
+        le(bytes).putInt(0, -1);
+        assertRefused(bytes, "frame_length");
+    }
+
+    @Test
+    void anUnknownVersionIsRefused() throws Exception {
+        for (int version : new int[] {0, 2, 65535}) {
+            byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
+            le(bytes).putShort(4, (short) version);
+            assertRefused(bytes, "version");
+        }
+    }
+
+    @Test
+    void anUnknownTypeIsRefused() throws Exception {
+        for (int type : new int[] {0, 7, 65535}) {
+            byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
+            le(bytes).putShort(6, (short) type);
+            assertRefused(bytes, "type");
+        }
+    }
+
+    @Test
+    void aStringLongerThanTheRestOfTheFrameIsRefused() throws Exception {
+        byte[] bytes =
+                ControlCodec.encode(
+                        new Frame(14, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, "abc")));
+        le(bytes).putShort(bytes.length - 5, (short) 4);
+        assertRefused(bytes, "message");
+        le(bytes).putShort(bytes.length - 5, (short) 65535);
+        assertRefused(bytes, "message");
+    }
+
+    @Test
+    void bytesAfterTheBodyAreRefused() throws Exception {
+        for (Frame frame : oneOfEachMessage()) {
+            byte[] whole = ControlCodec.encode(frame);
+            assertRefused(withLengthFixed(Arrays.copyOf(whole, whole.length + 1)), "frame_length");
+        }
+    }
+
+    @Test
+    void enumerationsOutsideTheirRangeAreRefused() throws Exception {
+        record Case(Frame frame, int at, int value, String field) {}
+        Frame subscribe = new Frame(1, validSubscribe());
+        Frame subscribed =
+                new Frame(
+                        1,
+                        new Subscribed(3, ObjectKind.RECORDS, 0, List.of(), "s", new byte[] {1}));
+        Frame error = new Frame(1, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, ""));
+        List<Case> cases =
+                List.of(
+                        new Case(subscribe, BODY + 24, 0, "mode"),
+                        new Case(subscribe, BODY + 24, 3, "mode"),
+                        new Case(subscribe, BODY + 26, 3, "default_start"),
+                        new Case(subscribe, BODY + 32 + 4, 4, "partitions[0].start"),
+                        new Case(subscribe, BODY + 48 + 6, 1, "partitions[1].reserved"),
+                        new Case(subscribed, BODY + 8, 3, "object_kind"),
+                        new Case(error, BODY + 8, 13, "code"),
+                        new Case(error, BODY + 8, 0, "code"));
+        for (Case c : cases) {
+            byte[] bytes = ControlCodec.encode(c.frame());
+            le(bytes).putShort(c.at(), (short) c.value());
+            assertRefused(bytes, c.field());
+        }
+    }
+
+    @Test
+    void undefinedFlagsAreRefused() throws Exception {
+        byte[] bytes = ControlCodec.encode(new Frame(1, validSubscribe()));
+        le(bytes).putInt(BODY + 4, 0x80000001);
+        assertRefused(bytes, "flags");
+    }
+
+    @Test
+    void aCountBeyondTheFrameIsRefusedBeforeAnythingIsAllocated() throws Exception {
+        byte[] subscribe = ControlCodec.encode(new Frame(1, validSubscribe()));
+        le(subscribe).putInt(BODY + 28, -1);
+        assertRefused(subscribe, "partition_count");
+        byte[] subscribed = ControlCodec.encode(new Frame(1, validSubscribed()));
+        le(subscribed).putInt(BODY + 12, -1);
+        assertRefused(subscribed, "partition_count");
+    }
+
+    private static Frame subscribed(
+            int laneHint, List<Integer> partitions, String name, int schema) {
+        return new Frame(
+                1,
+                new Subscribed(
+                        7, ObjectKind.RECORDS, laneHint, partitions, name, new byte[schema]));
+    }
+
+    /** What the decoder refuses the encoder refuses too, naming the same field. */
+    @Test
+    void theEncoderRefusesEveryValueTheSpecForbids() {
+        List<Map.Entry<Frame, String>> cases = new ArrayList<>();
+        BiConsumer<Frame, String> add = (frame, field) -> cases.add(Map.entry(frame, field));
+        add.accept(subscribe(s -> s.slotCount = 0), "slot_count");
+        add.accept(subscribe(s -> s.slotCount = 65537), "slot_count");
+        add.accept(subscribe(s -> s.slotCount = -1), "slot_count");
+        add.accept(subscribe(s -> s.slotSize = 255L * 64 + 1), "slot_size");
+        add.accept(subscribe(s -> s.slotSize = 192), "slot_size");
+        add.accept(subscribe(s -> s.slotSize = 1L << 31), "slot_size");
+        add.accept(subscribe(s -> s.slotSize = -64), "slot_size");
+        add.accept(subscribe(s -> s.defaultStart = StartPosition.OFFSET), "default_start");
+        add.accept(
+                subscribe(
+                        s -> {
+                            s.mode = Mode.RECORDS;
+                            s.jobFilter = "";
+                        }),
+                "reorder_window_bytes");
+        add.accept(
+                subscribe(
+                        s -> {
+                            s.mode = Mode.RECORDS;
+                            s.reorderWindowBytes = 0;
+                        }),
+                "job_filter");
+        add.accept(subscribe(s -> s.partitions = List.of()), "partition_count");
+        add.accept(
+                subscribe(
+                        s ->
+                                s.partitions =
+                                        List.of(
+                                                PartitionStart.at(1, 7),
+                                                PartitionStart.earliest(1))),
+                "partitions[1].partition");
+        add.accept(
+                subscribe(s -> s.partitions = List.of(PartitionStart.earliest(-1))),
+                "partitions[0].partition");
+        add.accept(
+                subscribe(s -> s.partitions = List.of(PartitionStart.at(0, -5))),
+                "partitions[0].offset");
+        add.accept(
+                subscribe(
+                        s ->
+                                s.partitions =
+                                        List.of(
+                                                PartitionStart.at(0, 1),
+                                                new PartitionStart(1, StartPosition.EARLIEST, 5))),
+                "partitions[1].offset");
+        add.accept(subscribe(s -> s.topic = ""), "topic");
+        add.accept(subscribe(s -> s.topic = "t".repeat(250)), "topic");
+        add.accept(subscribe(s -> s.topic = "a topic"), "topic");
+        add.accept(subscribe(s -> s.groupId = "g".repeat(256)), "group_id");
+        add.accept(subscribe(s -> s.groupId = "\ud800"), "group_id");
+        add.accept(subscribe(s -> s.jobFilter = "job/1"), "job_filter");
+        add.accept(
+                new Frame(1, new Subscribed(0, ObjectKind.RECORDS, 0, List.of(), "s", new byte[1])),
+                "subscription_id");
+        add.accept(subscribed(31, List.of(), "seg", 1), "lane_hint");
+        add.accept(subscribed(-1, List.of(), "seg", 1), "lane_hint");
+        add.accept(subscribed(0, List.of(2, 2), "seg", 1), "partitions[1]");
+        add.accept(subscribed(0, List.of(-2), "seg", 1), "partitions[0]");
+        add.accept(subscribed(0, List.of(), "..", 1), "segment_name");
+        add.accept(subscribed(0, List.of(), "/dev/shm/x", 1), "segment_name");
+        add.accept(subscribed(0, List.of(), "seg", 0), "schema");
+        add.accept(subscribed(0, List.of(), "seg", 65537), "schema");
+        add.accept(subscribed(0, Collections.nCopies(300_000, 0), "seg", 1), "frame_length");
+        add.accept(new Frame(1, new Release(0, 1)), "subscription_id");
+        add.accept(new Frame(0, new Heartbeat(1, 0)), "timeout_ns");
+        add.accept(new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 0, 1, "")), "min_version");
+        add.accept(new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 2, 1, "")), "max_version");
+        add.accept(
+                new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 65536, "")), "max_version");
+        add.accept(
+                new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, "x".repeat(65536))),
+                "message");
+        for (Map.Entry<Frame, String> c : cases) {
+            assertThatThrownBy(() -> ControlCodec.encode(c.getKey()))
+                    .as("%s", c.getKey())
+                    .isInstanceOfSatisfying(
+                            ProtocolException.class,
+                            e -> assertThat(e.field()).as(e.getMessage()).isEqualTo(c.getValue()));
+        }
+    }
+
+    @Test
+    void utf8IsReadStrictly() throws Exception {
+        byte[][] malformed = {
+            {(byte) 0xC0, (byte) 0xAF}, // overlong '/'
+            {(byte) 0xE0, (byte) 0x80, (byte) 0xAF}, // overlong, three bytes
+            {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, // a surrogate
+            {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, // above U+10FFFF
+            {(byte) 0xE2, (byte) 0x82}, // cut short
+            {(byte) 0x80}, // a lone continuation byte
+        };
+        for (byte[] text : malformed) {
+            byte[] good =
+                    ControlCodec.encode(
+                            new Frame(
+                                    0,
+                                    new ErrorMessage(
+                                            0, ErrorCode.INTERNAL, 1, 1, "x".repeat(text.length))));
+            System.arraycopy(text, 0, good, good.length - text.length, text.length);
+            assertRefused(good, "message");
+        }
+        Frame wide =
+                new Frame(
+                        0,
+                        new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, "\u00e9\u20ac\ud83d\ude00"));
+        assertThat(ControlCodec.decode(ControlCodec.encode(wide))).isEqualTo(wide);
+    }
+
+    @Test
+    void aRefusalMessageIsAsciiAndQuotesBadBytesInHex() throws Exception {
+        byte[] bytes =
+                ControlCodec.encode(
+                        new Frame(14, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, "ab")));
+        bytes[bytes.length - 2] = (byte) 0xC0;
+        bytes[bytes.length - 1] = (byte) 0xAF;
+        assertThatThrownBy(() -> ControlCodec.decode(bytes))
+                .hasMessage("message = \"\\xc0\\xaf\": not well-formed UTF-8");
+    }
+
+    /**
+     * Every byte of every message replaced by a few values: the decoder never fails otherwise than
+     * with a ProtocolException, and what it accepts it encodes back to the same bytes.
+     */
+    @Test
+    void aCorruptedByteIsRefusedOrDecodesToItsOwnEncoding() throws Exception {
+        int accepted = 0;
+        List<String> refusedFields = new ArrayList<>();
+        for (Frame frame : oneOfEachMessage()) {
+            byte[] whole = ControlCodec.encode(frame);
+            for (int at = 0; at < whole.length; at++) {
+                for (int value : new int[] {0x00, 0x01, 0x7F, 0x80, 0xFF}) {
+                    byte[] bytes = whole.clone();
+                    bytes[at] = (byte) value;
+                    Frame decoded;
+                    try {
+                        decoded = ControlCodec.decode(bytes);
+                    } catch (ProtocolException e) {
+                        refusedFields.add(e.field());
+                        continue;
+                    }
+                    accepted++;
+                    assertThat(ControlCodec.encode(decoded))
+                            .as("byte %d = %d", at, value)
+                            .isEqualTo(bytes);
+                }
+            }
+        }
+        assertThat(accepted).isPositive();
+        assertThat(refusedFields).isNotEmpty();
+    }
+}
