@@ -1,0 +1,247 @@
+package dev.sluice.client.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.sluice.embedded.junit.KafkaBrokerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Job submission against a real KRaft broker. */
+class JobClientIT {
+
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir Path dir;
+
+    private String jobsTopic;
+    private String statusTopic;
+    private JobClient client;
+
+    @BeforeEach
+    void topics() {
+        jobsTopic = KAFKA.createTopic(1);
+        statusTopic = KAFKA.createTopic(1);
+        client =
+                JobClient.builder()
+                        .bootstrapServers(KAFKA.bootstrapServers())
+                        .jobsTopic(jobsTopic)
+                        .statusTopic(statusTopic)
+                        .build();
+    }
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
+    @Test
+    void submitPutsTheCommandOnTheJobsTopicAsJson() {
+        JobSpec job = JobSpecJson.parse(TestJobs.printingJobJson());
+
+        client.submit(job);
+
+        ConsumerRecord<byte[], byte[]> record = readRecords(jobsTopic, 1).get(0);
+        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("packaging-0001");
+        assertThat(record.value()).isEqualTo(JobCommandJson.write(new JobCommand.Submit(job)));
+        assertThat(JobCommandJson.parse(record.value())).isEqualTo(new JobCommand.Submit(job));
+    }
+
+    @Test
+    void cancelPutsACancelCommandAfterTheSubmit() {
+        client.submit(TestJobs.small("job-7"));
+        client.cancel("job-7");
+
+        List<ConsumerRecord<byte[], byte[]>> records = readRecords(jobsTopic, 2);
+        assertThat(JobCommandJson.parse(records.get(1).value()))
+                .isEqualTo(new JobCommand.Cancel("job-7"));
+        assertThat(new String(records.get(1).key(), StandardCharsets.UTF_8)).isEqualTo("job-7");
+    }
+
+    @Test
+    void aPublishedStatusIsSeenByTheClient() throws Exception {
+        try (StatusPublisher publisher =
+                new StatusPublisher(KAFKA.broker().clientProperties(), statusTopic)) {
+            publisher.publish(JobStatus.now("other", JobState.ACCEPTED));
+            publisher.publish(JobStatus.now("job-1", JobState.ACCEPTED));
+            publisher.publish(JobStatus.now("job-1", JobState.RUNNING));
+            publisher.publish(JobStatus.now("job-1", JobState.FAILED, "generator threw: boom"));
+        }
+
+        JobStatus ended = client.awaitStatus("job-1", s -> s.state().isTerminal(), WAIT);
+
+        assertThat(ended.state()).isEqualTo(JobState.FAILED);
+        assertThat(ended.reason()).contains("generator threw: boom");
+        assertThat(client.statuses("job-1"))
+                .extracting(JobStatus::state)
+                .containsExactly(JobState.ACCEPTED, JobState.RUNNING, JobState.FAILED);
+        assertThat(client.statuses()).hasSize(4);
+    }
+
+    @Test
+    void awaitStatusSeesAStatusPublishedWhileItWaits() throws Exception {
+        Thread publishing =
+                new Thread(
+                        () -> {
+                            try (StatusPublisher publisher =
+                                    new StatusPublisher(
+                                            KAFKA.broker().clientProperties(), statusTopic)) {
+                                publisher.publish(JobStatus.now("job-2", JobState.ACCEPTED));
+                            }
+                        });
+        publishing.start();
+
+        JobStatus accepted = client.awaitStatus("job-2", s -> true, WAIT);
+        publishing.join();
+
+        assertThat(accepted.state()).isEqualTo(JobState.ACCEPTED);
+    }
+
+    @Test
+    void awaitStatusTimesOutWhenNothingMatches() {
+        assertThatThrownBy(() -> client.awaitStatus("job-3", s -> true, Duration.ofSeconds(2)))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("job-3");
+    }
+
+    @Test
+    void aMalformedCommandIsReportedWithItsOffsetAndTheNextOneIsStillRead() {
+        Properties props = KAFKA.broker().clientProperties();
+        try (KafkaProducer<byte[], byte[]> raw =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            raw.send(new ProducerRecord<>(jobsTopic, bytes("job-4"), bytes("{\"type\": SUB")));
+            raw.send(
+                    new ProducerRecord<>(
+                            jobsTopic,
+                            bytes("job-5"),
+                            bytes("{\"type\":\"CANCEL\",\"jobId\":\"job-6\"}")));
+            raw.flush();
+        }
+        client.submit(TestJobs.small("job-4"));
+        List<MalformedCommand> malformed = new ArrayList<>();
+        List<JobCommand> commands = new ArrayList<>();
+
+        try (JobCommandReader reader =
+                new JobCommandReader(assignedFromStart(jobsTopic), malformed::add)) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (commands.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    fail("no valid command read in %s", WAIT);
+                }
+                commands.addAll(reader.poll(Duration.ofMillis(200)));
+            }
+            assertThat(reader.malformedCount()).isEqualTo(2);
+        }
+
+        assertThat(commands).containsExactly(new JobCommand.Submit(TestJobs.small("job-4")));
+        assertThat(malformed).extracting(MalformedCommand::offset).containsExactly(0L, 1L);
+        assertThat(malformed.get(0).topic()).isEqualTo(jobsTopic);
+        assertThat(malformed.get(0).reason()).startsWith("not valid JSON:");
+        assertThat(malformed.get(1).reason())
+                .isEqualTo("the record's key 'job-5', not the job id 'job-6'");
+    }
+
+    @Test
+    void theCliSubmitsCancelsAndShowsStatuses() throws Exception {
+        Path spec = dir.resolve("job.json");
+        Files.writeString(spec, TestJobs.printingJobJson());
+        try (StatusPublisher publisher =
+                new StatusPublisher(KAFKA.broker().clientProperties(), statusTopic)) {
+            publisher.publish(
+                    new JobStatus(
+                            "packaging-0001",
+                            JobState.REFUSED,
+                            Optional.of("no reader on printer-4"),
+                            0));
+        }
+
+        assertThat(cli("submit", spec.toString()))
+                .isEqualTo("submitted job packaging-0001 to " + jobsTopic + "\n");
+        assertThat(cli("cancel", "packaging-0001"))
+                .startsWith("asked to cancel job packaging-0001");
+        assertThat(cli("status", "packaging-0001"))
+                .isEqualTo(
+                        "1970-01-01T00:00:00Z  packaging-0001  REFUSED  no reader on printer-4\n");
+        assertThat(cli("status")).contains("packaging-0001  REFUSED");
+        assertThat(readRecords(jobsTopic, 2))
+                .extracting(r -> JobCommandJson.parse(r.value()).getClass().getSimpleName())
+                .containsExactly("Submit", "Cancel");
+    }
+
+    /** Runs the CLI against this test's broker and topics; fails unless it exits 0. */
+    private String cli(String... command) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--jobs-topic",
+                                jobsTopic,
+                                "--status-topic",
+                                statusTopic));
+        args.addAll(List.of(command));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code =
+                JobCli.run(
+                        args.toArray(String[]::new),
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).as("exit code, stderr: %s", err).isEqualTo(0);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> assignedFromStart(String topic) {
+        KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        KAFKA.broker().clientProperties(),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer());
+        TopicPartition partition = new TopicPartition(topic, 0);
+        consumer.assign(List.of(partition));
+        consumer.seekToBeginning(List.of(partition));
+        return consumer;
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readRecords(String topic, int count) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = assignedFromStart(topic)) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (records.size() < count) {
+                if (System.nanoTime() > deadline) {
+                    fail("read %d of %d records of %s in %s", records.size(), count, topic, WAIT);
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
