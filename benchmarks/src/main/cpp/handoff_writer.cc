@@ -1,0 +1,250 @@
+// handoff-writer: the C++ side of the handoff benchmark (benchmarks/README.md).
+//
+//   handoff-writer sluice --segment NAME --size B --records N --warmup W --slot-size Z --slots S
+//       [--checksums]
+//   handoff-writer memcpy --size B --records N --warmup W --slot-size Z --slots S
+//
+// `sluice` creates a RECORDS segment, waits for one reader, and publishes W + N records of B value
+// bytes, as many per object as fit a slot, through the in-place batch builder: each value is
+// copied once, from a prepared source buffer into shared memory. `memcpy` makes the same copies
+// from the same source into a private ring of the same slots, with no reader: the anchor.
+//
+// The first W records warm both sides up (the reader's JIT above all); an object ends at record W
+// so that the reader can tell where the measured part starts. Prints one line:
+//   start_ns=.. end_ns=.. cpu_s=.. objects=.. records=.. bytes=..
+// with start_ns and end_ns on CLOCK_MONOTONIC, which Java's System.nanoTime shares on Linux, so
+// the harness can subtract the reader's end from the writer's start. cpu_s is this process's CPU
+// time over the same window.
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sluice/batch_builder.h"
+#include "sluice/segment_writer.h"
+
+namespace {
+
+using sluice::Status;
+
+// Larger than L2, a part of L3: the writer reads its source mostly from L3, as a broker copying
+// from recently received socket buffers would.
+constexpr size_t kSourceBytes = 16 << 20;
+constexpr auto kTimeout = std::chrono::seconds(60);
+// The reader releases its last object microseconds after the writer's last publish.
+constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+int64_t Now(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct Options {
+  std::string segment;
+  size_t size = 0;
+  uint64_t records = 0;
+  uint64_t warmup = 0;
+  uint64_t slot_size = 0;
+  uint32_t slots = 0;
+  bool checksums = false;
+};
+
+// The values: record i takes B bytes of a random source at a position that walks through it, so
+// consecutive records are consecutive bytes, as in a receive buffer.
+class Source {
+ public:
+  explicit Source(size_t size) : size_(size), per_pass_(kSourceBytes / size), bytes_(kSourceBytes) {
+    std::mt19937_64 random(42);
+    for (auto& byte : bytes_) byte = static_cast<char>(random());
+  }
+  std::string_view Value(uint64_t i) const {
+    return {bytes_.data() + (i % per_pass_) * size_, size_};
+  }
+
+ private:
+  size_t size_;
+  uint64_t per_pass_;
+  std::vector<char> bytes_;
+};
+
+struct Window {
+  int64_t start_ns = 0, end_ns = 0, cpu_start_ns = 0, cpu_end_ns = 0;
+  uint64_t objects = 0;
+  void Start() {
+    start_ns = Now(CLOCK_MONOTONIC);
+    cpu_start_ns = Now(CLOCK_PROCESS_CPUTIME_ID);
+    objects = 0;
+  }
+  void End() {
+    end_ns = Now(CLOCK_MONOTONIC);
+    cpu_end_ns = Now(CLOCK_PROCESS_CPUTIME_ID);
+  }
+  void Print(const Options& options) const {
+    std::printf("start_ns=%lld end_ns=%lld cpu_s=%.6f objects=%llu records=%llu bytes=%llu\n",
+                static_cast<long long>(start_ns), static_cast<long long>(end_ns),
+                static_cast<double>(cpu_end_ns - cpu_start_ns) / 1e9,
+                static_cast<unsigned long long>(objects),
+                static_cast<unsigned long long>(options.records),
+                static_cast<unsigned long long>(options.records * options.size));
+  }
+};
+
+int Fail(const std::string& what, const Status& status) {
+  std::fprintf(stderr, "handoff-writer: %s: %s\n", what.c_str(), status.ToString().c_str());
+  return 1;
+}
+
+int RunSluice(const Options& options) {
+  sluice::WriterOptions writer_options;
+  writer_options.name = options.segment;
+  writer_options.kind = sluice::ObjectKind::kRecords;
+  writer_options.slot_count = options.slots;
+  writer_options.slot_size = options.slot_size;
+  writer_options.lane_count = 1;
+  writer_options.checksums = options.checksums;
+  auto created = sluice::SegmentWriter::Create(writer_options);
+  if (!created.ok()) return Fail("create " + options.segment, created.status());
+  auto& writer = *created;
+  if (auto waited = writer->WaitForReaders(1, kTimeout); !waited.ok()) {
+    return Fail("wait for a reader", waited);
+  }
+
+  const Source source(options.size);
+  sluice::RecordsBatchBuilder builder;
+  Window window;
+  uint64_t next = 0;
+  // Every record has the same shape, so how many fit a slot is learnt from the first full object;
+  // later objects skip the per-row size check.
+  uint64_t rows_per_object = 0;
+  // Fills one slot after the other with records [next, end); the last object ends at `end`.
+  auto publish_until = [&](uint64_t end) -> Status {
+    sluice::Record record;
+    while (next < end) {
+      SLUICE_ASSIGN_OR_RETURN(auto slot, writer->Acquire(kTimeout));
+      do {
+        record.offset = static_cast<int64_t>(next);
+        record.timestamp_ms = record.offset;
+        record.value = source.Value(next);
+        const bool full = rows_per_object == 0 ? builder.num_rows() > 0 &&
+                                                     builder.EncodedSizeWith(record) > slot.capacity
+                                               : builder.num_rows() == rows_per_object;
+        if (full) break;
+        builder.Add(record);
+      } while (++next < end);
+      if (rows_per_object == 0 && next < end) rows_per_object = builder.num_rows();
+      SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity));
+      SLUICE_RETURN_NOT_OK(writer->Publish(encoded).status());
+      ++window.objects;
+    }
+    return Status::OK();
+  };
+  if (auto published = publish_until(options.warmup); !published.ok()) {
+    return Fail("publish", published);
+  }
+  window.Start();
+  if (auto published = publish_until(options.warmup + options.records); !published.ok()) {
+    return Fail("publish", published);
+  }
+  // Close returns once the reader released every slot: the handoff is complete.
+  if (auto closed = writer->Close(kDrainTimeout); !closed.ok()) return Fail("close", closed);
+  window.End();
+  window.Print(options);
+  return 0;
+}
+
+int RunMemcpy(const Options& options) {
+  const Source source(options.size);
+  std::vector<char> ring(options.slot_size * options.slots);
+  // Touch every page first, as the segment's pages are by the time the measured part starts.
+  std::memset(ring.data(), 1, ring.size());
+  Window window;
+  uint64_t slot = 0, used = 0;
+  auto copy_until = [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) {
+      const std::string_view value = source.Value(i);
+      if (used + value.size() > options.slot_size) {
+        slot = (slot + 1) % options.slots;
+        used = 0;
+        ++window.objects;
+      }
+      std::memcpy(ring.data() + slot * options.slot_size + used, value.data(), value.size());
+      used += value.size();
+    }
+  };
+  copy_until(0, options.warmup);
+  window.Start();
+  copy_until(options.warmup, options.warmup + options.records);
+  window.End();
+  // Nobody reads the ring: this tells the compiler its bytes are observed, so no copy is dropped.
+  asm volatile("" : : "r"(ring.data()) : "memory");
+  window.Print(options);
+  return 0;
+}
+
+struct UsageError {
+  std::string message;
+};
+
+Options Parse(int argc, char** argv, bool sluice) {
+  std::map<std::string, std::string> values;
+  Options options;
+  for (int i = 2; i < argc; ++i) {
+    const std::string name = argv[i];
+    if (sluice && name == "--checksums") {
+      options.checksums = true;
+    } else if (i + 1 < argc && name.rfind("--", 0) == 0) {
+      values[name] = argv[++i];
+    } else {
+      throw UsageError{"unexpected argument " + name};
+    }
+  }
+  auto number = [&](const std::string& name) -> uint64_t {
+    const auto found = values.find(name);
+    if (found == values.end()) throw UsageError{"missing " + name};
+    char* end = nullptr;
+    const uint64_t value = std::strtoull(found->second.c_str(), &end, 10);
+    if (found->second.empty() || *end != '\0') throw UsageError{name + " needs a number"};
+    values.erase(found);
+    return value;
+  };
+  if (sluice) {
+    const auto found = values.find("--segment");
+    if (found == values.end()) throw UsageError{"missing --segment"};
+    options.segment = found->second;
+    values.erase(found);
+  }
+  options.size = number("--size");
+  options.records = number("--records");
+  options.warmup = number("--warmup");
+  options.slot_size = number("--slot-size");
+  options.slots = static_cast<uint32_t>(number("--slots"));
+  if (!values.empty()) throw UsageError{"unexpected argument " + values.begin()->first};
+  if (options.size == 0 || options.size > kSourceBytes || options.size > options.slot_size ||
+      options.slots == 0) {
+    throw UsageError{"need 0 < --size <= min(--slot-size, 16 MiB) and --slots > 0"};
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string command = argc > 1 ? argv[1] : "";
+    if (command == "sluice") return RunSluice(Parse(argc, argv, true));
+    if (command == "memcpy") return RunMemcpy(Parse(argc, argv, false));
+    throw UsageError{"the command is sluice or memcpy"};
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "handoff-writer: %s\n", error.message.c_str());
+    return 2;
+  }
+}

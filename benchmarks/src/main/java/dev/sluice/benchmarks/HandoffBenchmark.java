@@ -1,0 +1,395 @@
+package dev.sluice.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The handoff benchmark of issue 3 (benchmarks/README.md): for each record size, K repetitions of
+ * Sluice (C++ writer process to Java reader process), single-thread memcpy and Aeron IPC, each
+ * moving the same volume; writes {@code handoff.csv} (one row per run) and {@code handoff.md} (the
+ * min / median / max table with the ratios) to the results directory.
+ *
+ * <p>Arguments: {@code --writer PATH} (handoff-writer), {@code --results DIR}, {@code --reps K}
+ * (5), {@code --mib V} (2048 MiB per run). Child JVMs get this JVM's class path.
+ */
+public final class HandoffBenchmark {
+    static final int[] SIZES = {100, 1 << 10, 64 << 10, 1 << 20};
+    static final String[] SYSTEMS = {"sluice", "memcpy", "aeron"};
+    private static final long MIB = 1 << 20;
+
+    private final Path writer;
+    private final long volume;
+    private int runs;
+
+    private HandoffBenchmark(Path writer, long volume) {
+        this.writer = writer;
+        this.volume = volume;
+    }
+
+    /** One run: the measured window of a system moving {@code records} records. */
+    record Run(
+            String system,
+            int size,
+            int rep,
+            long records,
+            long bytes,
+            double seconds,
+            double cpuSeconds) {
+        double megabytesPerSecond() {
+            return bytes / seconds / 1e6;
+        }
+
+        double megaMessagesPerSecond() {
+            return records / seconds / 1e6;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            options.put(args[i], args[i + 1]);
+        }
+        Path writer = Path.of(options.get("--writer"));
+        Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
+        int reps = Integer.parseInt(options.getOrDefault("--reps", "5"));
+        long volume = Long.parseLong(options.getOrDefault("--mib", "2048")) * MIB;
+        HandoffBenchmark benchmark = new HandoffBenchmark(writer, volume);
+        List<Run> runs = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (int size : SIZES) {
+            for (int rep = 1; rep <= reps; rep++) {
+                // Rotating the order spreads the machine's drift over the three systems.
+                for (int k = 0; k < SYSTEMS.length; k++) {
+                    String system = SYSTEMS[(k + rep) % SYSTEMS.length];
+                    Run run;
+                    try {
+                        run = benchmark.run(system, size, rep);
+                    } catch (IllegalStateException e) {
+                        // A failed run is reported, then repeated once; a second failure ends it.
+                        failures.add(system + " " + size + " B rep " + rep + ": " + e.getMessage());
+                        System.err.println("run failed, repeating it: " + e.getMessage());
+                        run = benchmark.run(system, size, rep);
+                    }
+                    System.err.printf(
+                            Locale.ROOT,
+                            "%-6s %8d B  rep %d  %9.1f MB/s  %9.4g M msg/s  %5.2f CPU-s%n",
+                            system,
+                            size,
+                            rep,
+                            run.megabytesPerSecond(),
+                            run.megaMessagesPerSecond(),
+                            run.cpuSeconds());
+                    runs.add(run);
+                }
+            }
+        }
+        Files.createDirectories(results);
+        Files.writeString(results.resolve("handoff.csv"), csv(runs));
+        StringBuilder table = new StringBuilder(table(runs));
+        for (String failure : failures) {
+            table.append("\nRepeated after a failure: ").append(failure).append('\n');
+        }
+        Files.writeString(results.resolve("handoff.md"), table);
+        System.out.print(table);
+    }
+
+    private Run run(String system, int size, int rep) throws IOException, InterruptedException {
+        long records = volume / size;
+        // A tenth more records first: the JIT compiles the readers' loops during the warm-up.
+        long warmup = Math.max(records / 10, 1);
+        // Records up to 64 KiB are batched into 2 MiB objects; a 1 MiB record gets an object of its
+        // own in a slot with room for the metadata. 16 slots make a ring that fits L3 (32 MiB).
+        long slotSize = size < MIB ? 2 * MIB : size + 64 * 1024;
+        List<String> shape =
+                List.of(
+                        "--size", Integer.toString(size),
+                        "--records", Long.toString(records),
+                        "--warmup", Long.toString(warmup),
+                        "--slot-size", Long.toString(slotSize),
+                        "--slots", "16");
+        String name = "sluice-bench-" + ProcessHandle.current().pid() + "-" + runs++;
+        return switch (system) {
+            case "sluice" -> sluice(name, shape, size, rep, records, warmup);
+            case "memcpy" -> memcpy(shape, size, rep, records);
+            case "aeron" -> aeron(name, size, rep, records, warmup);
+            default -> throw new IllegalArgumentException(system);
+        };
+    }
+
+    private Run sluice(
+            String name, List<String> shape, int size, int rep, long records, long warmup)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(writer.toString(), "sluice"));
+        command.addAll(List.of("--segment", name));
+        command.addAll(shape);
+        Process writerProcess = start(command);
+        Path segment = Path.of("/dev/shm", name);
+        // The writer renames the segment into place once it is whole; the reader may open it then.
+        while (!Files.exists(segment)) {
+            if (!writerProcess.isAlive()) {
+                throw new IllegalStateException(
+                        "handoff-writer exited " + writerProcess.exitValue());
+            }
+            Thread.sleep(5);
+        }
+        Process reader =
+                start(java(SluiceHandoffReader.class, name, List.of(Long.toString(warmup))));
+        Map<String, String> read = result(reader);
+        Map<String, String> wrote = result(writerProcess);
+        return window(
+                "sluice",
+                size,
+                rep,
+                records,
+                wrote,
+                read,
+                parse(wrote, "cpu_s") + parse(read, "cpu_s"));
+    }
+
+    private Run memcpy(List<String> shape, int size, int rep, long records)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(writer.toString(), "memcpy"));
+        command.addAll(shape);
+        Map<String, String> copied = result(start(command));
+        return window("memcpy", size, rep, records, copied, copied, parse(copied, "cpu_s"));
+    }
+
+    private Run aeron(String name, int size, int rep, long records, long warmup)
+            throws IOException, InterruptedException {
+        Path dir = Path.of("/dev/shm", "aeron-" + name);
+        List<String> shape =
+                List.of(
+                        dir.toString(),
+                        Integer.toString(size),
+                        Long.toString(records),
+                        Long.toString(warmup));
+        try {
+            Process publisher = start(java(AeronHandoff.class, "publish", shape));
+            BufferedReader lines =
+                    new BufferedReader(
+                            new InputStreamReader(
+                                    publisher.getInputStream(), StandardCharsets.UTF_8));
+            if (!"ready".equals(lines.readLine())) {
+                throw new IllegalStateException("the Aeron publisher did not start");
+            }
+            Map<String, String> received =
+                    result(start(java(AeronHandoff.class, "subscribe", shape)));
+            publisher.getOutputStream().close();
+            Map<String, String> sent = keyValues(lines.readLine());
+            check(publisher);
+            return window(
+                    "aeron",
+                    size,
+                    rep,
+                    records,
+                    sent,
+                    received,
+                    parse(sent, "cpu_s") + parse(received, "cpu_s"));
+        } finally {
+            deleteRecursively(dir);
+        }
+    }
+
+    /** From the first side's start to the last side's end, both on CLOCK_MONOTONIC. */
+    private static Run window(
+            String system,
+            int size,
+            int rep,
+            long records,
+            Map<String, String> first,
+            Map<String, String> last,
+            double cpuSeconds) {
+        long moved = (long) parse(last, "records");
+        if (moved != records) {
+            throw new IllegalStateException(system + " moved " + moved + " of " + records);
+        }
+        double seconds = (parse(last, "end_ns") - parse(first, "start_ns")) / 1e9;
+        return new Run(
+                system, size, rep, records, (long) parse(last, "bytes"), seconds, cpuSeconds);
+    }
+
+    private static List<String> java(Class<?> main, String first, List<String> rest) {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-Xmx512m",
+                                // Arrow Java learns the address of the mapped segment.
+                                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                                // Agrona (Aeron's buffers) reaches memory through this Unsafe.
+                                "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+                                // Both readers touch bytes through Agrona's buffers: unchecked.
+                                "-Dagrona.disable.bounds.checks=true",
+                                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                main.getName()));
+        command.add(first);
+        command.addAll(rest);
+        return command;
+    }
+
+    private static Process start(List<String> command) throws IOException {
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    /** The process's last stdout line as key=value pairs, once it exited cleanly. */
+    private static Map<String, String> result(Process process)
+            throws IOException, InterruptedException {
+        String last = null;
+        try (BufferedReader lines =
+                new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = lines.readLine()) != null; ) {
+                last = line;
+            }
+        }
+        check(process);
+        return keyValues(last);
+    }
+
+    private static void check(Process process) throws InterruptedException {
+        int exit = process.waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException(
+                    "pid " + process.pid() + " exited " + exit + " (its stderr is above)");
+        }
+    }
+
+    private static Map<String, String> keyValues(String line) {
+        if (line == null) {
+            throw new IllegalStateException("no result line");
+        }
+        Map<String, String> values = new HashMap<>();
+        for (String pair : line.trim().split(" ")) {
+            int equals = pair.indexOf('=');
+            values.put(pair.substring(0, equals), pair.substring(equals + 1));
+        }
+        return values;
+    }
+
+    private static double parse(Map<String, String> values, String key) {
+        return Double.parseDouble(values.get(key));
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(
+                            path -> {
+                                try {
+                                    Files.delete(path);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
+        }
+    }
+
+    static String csv(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "system,size,rep,records,bytes,seconds,mb_per_s,mmsg_per_s,cpu_seconds\n");
+        for (Run run : runs) {
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f,%.4f%n",
+                            run.system(),
+                            run.size(),
+                            run.rep(),
+                            run.records(),
+                            run.bytes(),
+                            run.seconds(),
+                            run.megabytesPerSecond(),
+                            run.megaMessagesPerSecond(),
+                            run.cpuSeconds()));
+        }
+        return out.toString();
+    }
+
+    /** Per size and system: MB/s and M msg/s as min / median / max, CPU-s as the median. */
+    static String table(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "| size | system | MB/s min / median / max | M msg/s min / median / max"
+                                + " | CPU-s (median) | sluice / memcpy MB/s | sluice / aeron msg/s"
+                                + " |\n|---|---|---|---|---|---|---|\n");
+        for (int size : SIZES) {
+            Map<String, Summary> bandwidth = new HashMap<>();
+            Map<String, Summary> rate = new HashMap<>();
+            Map<String, Summary> cpu = new HashMap<>();
+            for (String system : SYSTEMS) {
+                List<Run> of =
+                        runs.stream()
+                                .filter(r -> r.size() == size && r.system().equals(system))
+                                .toList();
+                if (of.isEmpty()) {
+                    continue;
+                }
+                bandwidth.put(
+                        system,
+                        Summary.of(of.stream().mapToDouble(Run::megabytesPerSecond).toArray()));
+                rate.put(
+                        system,
+                        Summary.of(of.stream().mapToDouble(Run::megaMessagesPerSecond).toArray()));
+                cpu.put(system, Summary.of(of.stream().mapToDouble(Run::cpuSeconds).toArray()));
+            }
+            for (String system : SYSTEMS) {
+                if (!bandwidth.containsKey(system)) {
+                    continue;
+                }
+                boolean ratios = system.equals("sluice");
+                out.append(
+                        String.format(
+                                Locale.ROOT,
+                                "| %s | %s | %s | %s | %.2f | %s | %s |%n",
+                                sizeName(size),
+                                system,
+                                format(bandwidth.get(system), "%.0f"),
+                                format(rate.get(system), "%.4g"),
+                                cpu.get(system).median(),
+                                ratios ? ratio(bandwidth, "memcpy") : "",
+                                ratios ? ratio(rate, "aeron") : ""));
+            }
+        }
+        return out.toString();
+    }
+
+    private static String ratio(Map<String, Summary> summaries, String anchor) {
+        return summaries.containsKey(anchor)
+                ? String.format(
+                        Locale.ROOT, "%.2f", summaries.get("sluice").ratioTo(summaries.get(anchor)))
+                : "";
+    }
+
+    private static String format(Summary summary, String number) {
+        return String.format(
+                Locale.ROOT,
+                number + " / " + number + " / " + number,
+                summary.min(),
+                summary.median(),
+                summary.max());
+    }
+
+    static String sizeName(int size) {
+        return size >= MIB
+                ? size / MIB + " MiB"
+                : size >= 1024 ? size / 1024 + " KiB" : size + " B";
+    }
+}
