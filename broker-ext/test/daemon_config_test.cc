@@ -40,6 +40,17 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   EXPECT_EQ(config->segment_dir, "/dev/shm");
   EXPECT_TRUE(config->allowed_uids.empty());
   EXPECT_EQ(config->liveness_timeout, 5000ms);
+  EXPECT_TRUE(config->metrics.enabled);
+}
+
+TEST_F(DaemonConfigTest, MetricsCanBeTurnedOffOrGivenAnyFreePort) {
+  auto off = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--metrics", "off"});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->metrics.enabled);
+  auto any = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--metrics", "127.0.0.1:0"});
+  ASSERT_TRUE(any.ok()) << any.status().ToString();
+  EXPECT_TRUE(any->metrics.enabled);
+  EXPECT_EQ(any->metrics.port, 0);
 }
 
 TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {

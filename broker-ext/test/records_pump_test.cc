@@ -61,6 +61,13 @@ class RecordsPumpTest : public testing::Test {
                                 // Each resume waits out a fetch long poll; keep it short.
                                 {"fetch.wait.max.ms", "10"}}));
     rd_kafka_poll_set_consumer(consumer_.get());
+    queue_ = rd_kafka_queue_new(consumer_.get());
+    for (int p = 0; p < kPartitions; ++p) {
+      rd_kafka_queue_t* partition_queue = rd_kafka_queue_get_partition(consumer_.get(), "t", p);
+      ASSERT_NE(partition_queue, nullptr);
+      rd_kafka_queue_forward(partition_queue, queue_);
+      rd_kafka_queue_destroy(partition_queue);
+    }
     rd_kafka_topic_partition_list_t* partitions = rd_kafka_topic_partition_list_new(kPartitions);
     for (int p = 0; p < kPartitions; ++p) {
       rd_kafka_topic_partition_list_add(partitions, "t", p)->offset = RD_KAFKA_OFFSET_BEGINNING;
@@ -96,8 +103,19 @@ class RecordsPumpTest : public testing::Test {
     return SegmentWriter::Create(options).MoveValue();
   }
 
+  void TearDown() override {
+    if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+  }
+
+  RecordsPump Pump(SegmentWriter& writer) {
+    std::vector<int32_t> partitions;
+    for (int p = 0; p < kPartitions; ++p) partitions.push_back(p);
+    return RecordsPump(consumer_.get(), queue_, "t", partitions, writer, {});
+  }
+
   Handle producer_{nullptr, &rd_kafka_destroy};
   Handle consumer_{nullptr, &rd_kafka_destroy};
+  rd_kafka_queue_t* queue_ = nullptr;
   std::string name_;
 };
 
@@ -106,7 +124,7 @@ TEST_F(RecordsPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders
   Produce(kRecords, 100);
   auto writer = Writer(8, 64 * 1024);
   auto reader = SegmentReader::Open(name_).MoveValue();
-  RecordsPump pump(consumer_.get(), *writer, {});
+  RecordsPump pump = Pump(*writer);
 
   std::atomic<bool> done{false};
   std::thread pumping([&] {
@@ -139,7 +157,10 @@ TEST_F(RecordsPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders
   EXPECT_EQ(pump.stats().records, static_cast<uint64_t>(kRecords));
   EXPECT_LT(pump.stats().objects, static_cast<uint64_t>(kRecords) / 10) << "records are batched";
 
-  auto committable = pump.TakeCommittable();
+  for (const PartitionOffset& po : pump.TakeCommittable(0)) {
+    EXPECT_LT(po.offset, kRecords / kPartitions) << "the watermark holds back later objects";
+  }
+  auto committable = pump.TakeCommittable(UINT64_MAX);
   ASSERT_EQ(committable.size(), static_cast<size_t>(kPartitions));
   for (const PartitionOffset& po : committable) {
     EXPECT_EQ(po.offset, kRecords / kPartitions) << "partition " << po.partition;
@@ -150,14 +171,14 @@ TEST_F(RecordsPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   Produce(400, 1000);
   auto writer = Writer(2, 8192);  // a handful of records per object, two objects in flight
   auto reader = SegmentReader::Open(name_).MoveValue();
-  RecordsPump pump(consumer_.get(), *writer, {});
+  RecordsPump pump = Pump(*writer);
 
   for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
   ASSERT_TRUE(pump.paused()) << "both slots are held, so fetching stopped";
   const uint64_t published = pump.stats().objects;
   EXPECT_EQ(published, 2u);
-  EXPECT_TRUE(pump.TakeCommittable().size() <= static_cast<size_t>(kPartitions));
-  for (const PartitionOffset& po : pump.TakeCommittable()) EXPECT_EQ(po.offset, 0);
+  EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).size() <= static_cast<size_t>(kPartitions));
+  for (const PartitionOffset& po : pump.TakeCommittable(UINT64_MAX)) EXPECT_EQ(po.offset, 0);
 
   auto first = reader->Next(1s).MoveValue();
   std::array<int64_t, kPartitions> next_offset{};
@@ -195,12 +216,12 @@ TEST_F(RecordsPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
 TEST_F(RecordsPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   Produce(1, 10000);
   auto writer = Writer(2, 4096);
-  RecordsPump pump(consumer_.get(), *writer, {});
+  RecordsPump pump = Pump(*writer);
   Status status = Status::OK();
   for (int i = 0; i < 40 && status.ok(); ++i) status = pump.RunFor(50ms);
   EXPECT_EQ(status.code(), StatusCode::kTooLarge);
   EXPECT_NE(status.message().find("t [0] at offset 0"), std::string::npos) << status.message();
-  EXPECT_TRUE(pump.TakeCommittable().empty()) << "nothing past the record is committed";
+  EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).empty()) << "nothing past the record is committed";
 }
 
 }  // namespace

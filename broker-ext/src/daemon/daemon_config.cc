@@ -83,6 +83,10 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     }
     config.socket_path = value;
   } else if (key == "sluice.metrics.listen") {
+    if (value == "off") {
+      config.metrics.enabled = false;
+      return Status::OK();
+    }
     Result<ListenAddress> address = Address(key, value);
     if (!address.ok()) return address.status();
     config.metrics = *address;

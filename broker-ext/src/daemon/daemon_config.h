@@ -22,13 +22,14 @@
 namespace sluice::brokerd {
 
 struct ListenAddress {
-  std::string host;  // an IP literal
-  uint16_t port = 0;
+  std::string host;   // an IP literal
+  uint16_t port = 0;  // 0: any free port
+  bool enabled = true;
 };
 
 struct DaemonConfig {
   std::string socket_path;                   // sluice.socket / --socket
-  ListenAddress metrics{"127.0.0.1", 9464};  // sluice.metrics.listen / --metrics; port 0: off
+  ListenAddress metrics{"127.0.0.1", 9464};  // sluice.metrics.listen / --metrics; `off`
   std::string segment_dir = "/dev/shm";      // sluice.segment.dir
   // Peers allowed on the socket (SO_PEERCRED); both empty means the daemon's own uid only.
   std::vector<uid_t> allowed_uids;                   // sluice.allowed.uids, comma-separated

@@ -1,5 +1,7 @@
 #include "ingest/records_pump.h"
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <utility>
@@ -8,6 +10,10 @@ namespace sluice::brokerd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Messages taken from the queue per call: enough to amortise its lock, few enough to bound what
+// waits outside an object.
+constexpr size_t kConsumeBatch = 256;
 
 std::string Where(const rd_kafka_message_t* message) {
   return std::string(rd_kafka_topic_name(message->rkt)) + " [" +
@@ -20,8 +26,14 @@ std::string_view Bytes(const void* data, size_t length) {
 
 }  // namespace
 
-RecordsPump::RecordsPump(rd_kafka_t* consumer, SegmentWriter& writer, Options options)
-    : consumer_(consumer), writer_(writer), options_(options) {}
+RecordsPump::RecordsPump(rd_kafka_t* consumer, rd_kafka_queue_t* queue, std::string topic,
+                         std::vector<int32_t> partitions, SegmentWriter& writer, Options options)
+    : consumer_(consumer),
+      queue_(queue),
+      topic_(std::move(topic)),
+      partitions_(std::move(partitions)),
+      writer_(writer),
+      options_(options) {}
 
 RecordsPump::~RecordsPump() {
   DropPending();
@@ -43,23 +55,29 @@ Status RecordsPump::RunFor(std::chrono::nanoseconds duration) {
       SLUICE_RETURN_NOT_OK(Flush(end));
       if (!pending_.empty()) continue;  // no free slot before `end`
     }
-    // While paused nothing new arrives, but polling keeps the group session and rebalances alive.
+    // While paused nothing new arrives: only errors, which the queue must not hold back.
     const auto wait = paused_            ? std::chrono::milliseconds(0)
                       : pending_.empty() ? options_.poll_timeout
                                          : options_.linger;
-    rd_kafka_message_t* message = rd_kafka_consumer_poll(consumer_, static_cast<int>(wait.count()));
-    if (message == nullptr) continue;
-    if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+    std::array<rd_kafka_message_t*, kConsumeBatch> messages{};
+    const ssize_t count = rd_kafka_consume_batch_queue(queue_, static_cast<int>(wait.count()),
+                                                       messages.data(), messages.size());
+    Status failure = Status::OK();
+    for (ssize_t i = 0; i < count; ++i) {
+      rd_kafka_message_t* message = messages[static_cast<size_t>(i)];
+      if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        ++stats_.consumed_records;
+        stats_.consumed_bytes += message->key_len + message->len;
+        waiting_.push_back(message);
+        continue;
+      }
+      if (message->err != RD_KAFKA_RESP_ERR__PARTITION_EOF && failure.ok()) {
+        failure = Status(StatusCode::kIoError,
+                         std::string("consumer: ") + rd_kafka_message_errstr(message));
+      }
       rd_kafka_message_destroy(message);
-      continue;
     }
-    if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      Status status(StatusCode::kIoError,
-                    std::string("consumer: ") + rd_kafka_message_errstr(message));
-      rd_kafka_message_destroy(message);
-      return status;
-    }
-    waiting_.push_back(message);
+    SLUICE_RETURN_NOT_OK(failure);
   }
   return Status::OK();
 }
@@ -109,7 +127,7 @@ Result<bool> RecordsPump::TryAdd(rd_kafka_message_t* message) {
     return false;
   }
   if (pending_.empty()) first_pending_at_ = Clock::now();
-  stats_.bytes += message->key_len + message->len;
+  pending_bytes_ += message->key_len + message->len;
   pending_.push_back(std::move(pending));
   // The headers vector moved with its storage, so the span handed to the builder stays valid.
   record.headers = pending_.back().headers;
@@ -148,6 +166,8 @@ Status RecordsPump::Flush(Clock::time_point deadline) {
   }
   tracker_.Published(*id, taken);
   stats_.records += pending_.size();
+  stats_.bytes += pending_bytes_;
+  pending_bytes_ = 0;
   ++stats_.objects;
   DropPending();
   return Status::OK();
@@ -155,13 +175,14 @@ Status RecordsPump::Flush(Clock::time_point deadline) {
 
 Status RecordsPump::SetPaused(bool paused) {
   if (paused == paused_) return Status::OK();
-  rd_kafka_topic_partition_list_t* assignment = nullptr;
-  rd_kafka_resp_err_t err = rd_kafka_assignment(consumer_, &assignment);
-  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    err = paused ? rd_kafka_pause_partitions(consumer_, assignment)
-                 : rd_kafka_resume_partitions(consumer_, assignment);
-    rd_kafka_topic_partition_list_destroy(assignment);
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(static_cast<int>(partitions_.size()));
+  for (int32_t partition : partitions_) {
+    rd_kafka_topic_partition_list_add(list, topic_.c_str(), partition);
   }
+  rd_kafka_resp_err_t err = paused ? rd_kafka_pause_partitions(consumer_, list)
+                                   : rd_kafka_resume_partitions(consumer_, list);
+  rd_kafka_topic_partition_list_destroy(list);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return Status(StatusCode::kIoError, std::string(paused ? "pause" : "resume") +
                                             " partitions: " + rd_kafka_err2str(err));
@@ -171,9 +192,9 @@ Status RecordsPump::SetPaused(bool paused) {
   return Status::OK();
 }
 
-std::vector<PartitionOffset> RecordsPump::TakeCommittable() {
+std::vector<PartitionOffset> RecordsPump::TakeCommittable(uint64_t processed_through) {
   const uint64_t released_below = writer_.ReleasedBelow();
-  if (released_below > 0) tracker_.ReleasedThrough(released_below - 1);
+  if (released_below > 0) tracker_.ReleasedThrough(std::min(released_below - 1, processed_through));
   return tracker_.TakeCommittable();
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ingest/commit_tracker.h"
@@ -23,8 +24,10 @@
 namespace sluice::brokerd {
 
 struct PumpStats {
-  uint64_t records = 0;
-  uint64_t bytes = 0;  // keys and values
+  uint64_t consumed_records = 0;  // taken from librdkafka
+  uint64_t consumed_bytes = 0;    // their keys and values
+  uint64_t records = 0;           // published in objects
+  uint64_t bytes = 0;             // their keys and values
   uint64_t objects = 0;
   uint64_t pauses = 0;
 };
@@ -38,8 +41,10 @@ class RecordsPump {
     std::chrono::milliseconds poll_timeout{50};
   };
 
-  // `consumer` must have its partitions assigned; it and `writer` outlive the pump.
-  RecordsPump(rd_kafka_t* consumer, SegmentWriter& writer, Options options);
+  // Consumes `partitions` of `topic` from `queue`, which their partition queues of `consumer`
+  // are forwarded to; the consumer, the queue and `writer` outlive the pump.
+  RecordsPump(rd_kafka_t* consumer, rd_kafka_queue_t* queue, std::string topic,
+              std::vector<int32_t> partitions, SegmentWriter& writer, Options options);
   ~RecordsPump();
   RecordsPump(const RecordsPump&) = delete;
   RecordsPump& operator=(const RecordsPump&) = delete;
@@ -49,9 +54,10 @@ class RecordsPump {
   // only up to it. A consumer error stops it with kIoError.
   Status RunFor(std::chrono::nanoseconds duration);
 
-  // The offsets whose records the readers have all released and that moved since the last call;
-  // commit them with rd_kafka_commit.
-  std::vector<PartitionOffset> TakeCommittable();
+  // The offsets whose records are in objects up to `processed_through` (the reader's RELEASE
+  // watermark) that the readers have all released, where they moved since the last call; commit
+  // them with rd_kafka_commit.
+  std::vector<PartitionOffset> TakeCommittable(uint64_t processed_through);
 
   bool paused() const { return paused_; }
   const PumpStats& stats() const { return stats_; }
@@ -73,10 +79,14 @@ class RecordsPump {
   void DropPending();
 
   rd_kafka_t* consumer_;
+  rd_kafka_queue_t* queue_;
+  std::string topic_;
+  std::vector<int32_t> partitions_;
   SegmentWriter& writer_;
   Options options_;
   RecordsBatchBuilder builder_;
   std::vector<Message> pending_;
+  uint64_t pending_bytes_ = 0;
   // Consumed but not yet in an object, because the object being built had no room for them.
   std::deque<rd_kafka_message_t*> waiting_;
   std::chrono::steady_clock::time_point first_pending_at_;

@@ -1,0 +1,495 @@
+#include "daemon/control_server.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <span>
+#include <utility>
+
+#include "daemon/log.h"
+#include "protocol/codec.h"
+
+namespace sluice::brokerd {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::ErrorCode;
+
+constexpr auto kTick = 100ms;
+constexpr auto kKafkaTimeout = 5000ms;
+constexpr size_t kMaxSubscriptions = 256;
+// Shared memory is RAM: one subscription may not ask for more than this.
+constexpr uint64_t kMaxSegmentBytes = 4ull << 30;
+constexpr std::string_view kSegmentPrefix = "sluice-brokerd.";
+
+uint64_t MonotonicNanos() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+sockaddr_un SocketAddress(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  return address;
+}
+
+// A file left by a previous daemon: a socket nobody answers on is removed, anything else stays
+// and is an error, so that two daemons never share a socket.
+Status ClaimSocketPath(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) {
+    return errno == ENOENT ? Status::OK() : Status::FromErrno("sluice.socket " + path, errno);
+  }
+  if (!S_ISSOCK(info.st_mode)) {
+    return Status::InvalidArgument("sluice.socket = " + path + ": exists and is not a socket");
+  }
+  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const sockaddr_un address = SocketAddress(path);
+  const bool answered =
+      ::connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(probe);
+  if (answered) {
+    return Status::InvalidArgument("sluice.socket = " + path + ": another daemon listens on it");
+  }
+  ::unlink(path.c_str());
+  return Status::OK();
+}
+
+// Segments are named sluice-brokerd.PID.ID: those of a PID that no longer runs were left by a
+// daemon that was killed, and nobody else will remove them.
+void RemoveDeadDaemonsSegments(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (listing == nullptr) return;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (!name.starts_with(kSegmentPrefix)) continue;
+    const std::string_view rest = name.substr(kSegmentPrefix.size());
+    const pid_t pid =
+        static_cast<pid_t>(std::atol(std::string(rest.substr(0, rest.find('.'))).c_str()));
+    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+      ::unlink((dir + "/" + std::string(name)).c_str());
+      Log(LogLevel::kInfo, "stale_segment_removed", {{"name", std::string(name)}});
+    }
+  }
+  ::closedir(listing);
+}
+
+int64_t KafkaStart(protocol::StartPosition start, int64_t offset) {
+  switch (start) {
+    case protocol::StartPosition::kEarliest:
+      return RD_KAFKA_OFFSET_BEGINNING;
+    case protocol::StartPosition::kLatest:
+      return RD_KAFKA_OFFSET_END;
+    case protocol::StartPosition::kOffset:
+      return offset;
+  }
+  return RD_KAFKA_OFFSET_BEGINNING;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig& config,
+                                                             Metrics& metrics) {
+  if (config.socket_path.size() >= sizeof(sockaddr_un::sun_path)) {
+    return Status::InvalidArgument("sluice.socket = " + config.socket_path + ": longer than " +
+                                   std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes");
+  }
+  RemoveDeadDaemonsSegments(config.segment_dir);
+  SLUICE_RETURN_NOT_OK(ClaimSocketPath(config.socket_path));
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listener < 0) return Status::FromErrno("control socket", errno);
+  const sockaddr_un address = SocketAddress(config.socket_path);
+  // Owner-only from the first instant: the umask covers the window before chmod.
+  const mode_t previous = ::umask(0177);
+  const int bound = ::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+  ::umask(previous);
+  if (bound != 0 || ::chmod(config.socket_path.c_str(), 0600) != 0 || ::listen(listener, 64) != 0) {
+    Status status = Status::FromErrno("listen on " + config.socket_path, errno);
+    ::close(listener);
+    return status;
+  }
+  return std::unique_ptr<ControlServer>(new ControlServer(config, metrics, listener));
+}
+
+ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int listener)
+    : config_(config),
+      metrics_(metrics),
+      listener_(listener),
+      connections_gauge_(metrics.gauge("sluice_connections", "Open reader connections")),
+      subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
+
+ControlServer::~ControlServer() {
+  for (auto& connection : connections_) Drop(*connection, "daemon stopping");
+  connections_.clear();
+  sessions_.clear();
+  ::close(listener_);
+  ::unlink(config_.socket_path.c_str());
+}
+
+bool ControlServer::Allowed(const ucred& peer) const {
+  if (config_.allowed_uids.empty() && config_.allowed_gids.empty()) return peer.uid == ::geteuid();
+  return std::ranges::find(config_.allowed_uids, peer.uid) != config_.allowed_uids.end() ||
+         std::ranges::find(config_.allowed_gids, peer.gid) != config_.allowed_gids.end();
+}
+
+Status ControlServer::Run(int stop_fd) {
+  Clock::time_point next_tick = Clock::now();
+  while (true) {
+    std::vector<pollfd> fds{{stop_fd, POLLIN, 0}, {listener_, POLLIN, 0}};
+    for (const auto& connection : connections_) fds.push_back({connection->fd, POLLIN, 0});
+    const auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now());
+    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max(wait, 0ms).count()));
+    if (ready < 0 && errno != EINTR) return Status::FromErrno("poll", errno);
+    if (fds[0].revents != 0) break;
+    if (fds[1].revents != 0) Accept();
+    for (size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) Receive(*connections_[i - 2]);
+    }
+    if (Clock::now() >= next_tick) {
+      Tick();
+      next_tick = Clock::now() + kTick;
+    }
+    std::erase_if(connections_, [](const auto& connection) { return connection->closing; });
+    connections_gauge_.Set(static_cast<int64_t>(connections_.size()));
+  }
+  Log(LogLevel::kInfo, "stopping", {{"connections", std::to_string(connections_.size())}});
+  for (auto& connection : connections_) {
+    // Frames that arrived before the signal (a last RELEASE, say) are served first.
+    Receive(*connection);
+    if (connection->closing) continue;
+    SendError(*connection, 0, 0, ErrorCode::kShuttingDown, "the daemon is stopping");
+    Drop(*connection, "daemon stopping");
+  }
+  connections_.clear();
+  sessions_.clear();
+  return Status::OK();
+}
+
+void ControlServer::Accept() {
+  while (true) {
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;  // EAGAIN: accepted them all; anything else: the peer is gone already
+    auto connection = std::make_unique<Connection>();
+    connection->fd = fd;
+    connection->last_received = connection->last_sent = Clock::now();
+    socklen_t length = sizeof(connection->peer);
+    const bool known = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &connection->peer, &length) == 0;
+    const std::string uid = known ? std::to_string(connection->peer.uid) : "?";
+    if (!known || !Allowed(connection->peer)) {
+      Log(LogLevel::kWarn, "peer_refused",
+          {{"uid", uid},
+           {"gid", known ? std::to_string(connection->peer.gid) : "?"},
+           {"pid", known ? std::to_string(connection->peer.pid) : "?"}});
+      SendError(*connection, 0, 0, ErrorCode::kNotAuthorized,
+                "uid " + uid + " is not allowed on this socket (sluice.allowed.uids / gids)");
+      Drop(*connection, "not authorized");
+      continue;
+    }
+    Log(LogLevel::kInfo, "peer_connected",
+        {{"uid", uid}, {"pid", std::to_string(connection->peer.pid)}});
+    // The first heartbeat tells the reader how soon the daemon gives up on a silent peer.
+    Send(*connection, 0,
+         protocol::Heartbeat{
+             MonotonicNanos(),
+             static_cast<uint64_t>(std::chrono::nanoseconds(config_.liveness_timeout).count())});
+    connections_.push_back(std::move(connection));
+  }
+}
+
+void ControlServer::Receive(Connection& connection) {
+  if (connection.closing) return;
+  const Status read = connection.reader.ReadFrom(connection.fd);
+  if (read.code() == StatusCode::kEndOfStream) {
+    Drop(connection, "peer closed the connection");
+    return;
+  }
+  if (!read.ok()) {
+    SendError(connection, 0, 0, ErrorCode::kBadFrame, read.message());
+    Drop(connection, read.message());
+    return;
+  }
+  connection.last_received = Clock::now();
+  while (!connection.closing) {
+    std::optional<std::vector<uint8_t>> bytes = connection.reader.NextFrame();
+    if (!bytes.has_value()) return;
+    Result<protocol::Frame> frame = protocol::DecodeFrame(*bytes);
+    if (!frame.ok()) {
+      SendError(connection, 0, 0, protocol::RefusalCode(*bytes), frame.status().message());
+      Drop(connection, frame.status().message());
+      return;
+    }
+    Handle(connection, *frame);
+  }
+}
+
+void ControlServer::Handle(Connection& connection, const protocol::Frame& frame) {
+  const uint64_t request = frame.request_id;
+  if (const auto* subscribe = std::get_if<protocol::Subscribe>(&frame.message)) {
+    Subscribe(connection, request, *subscribe);
+  } else if (const auto* release = std::get_if<protocol::Release>(&frame.message)) {
+    auto it = connection.subscriptions.find(release->subscription_id);
+    if (it == connection.subscriptions.end()) {
+      SendError(connection, request, release->subscription_id, ErrorCode::kUnknownSubscription,
+                "subscription_id = " + std::to_string(release->subscription_id) +
+                    ": not a subscription of this connection");
+      return;
+    }
+    const Status status = it->second->SetProcessedThrough(release->processed_through);
+    if (!status.ok()) {
+      SendError(connection, request, release->subscription_id, ErrorCode::kBadRequest,
+                status.message());
+    }
+  } else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&frame.message)) {
+    connection.peer_timeout = std::chrono::nanoseconds(heartbeat->timeout_ns);
+  } else if (const auto* close = std::get_if<protocol::Close>(&frame.message)) {
+    if (close->subscription_id == protocol::kAllSubscriptions) {
+      while (!connection.subscriptions.empty()) {
+        EndSubscription(connection, connection.subscriptions.begin()->first);
+      }
+    } else if (connection.subscriptions.contains(close->subscription_id)) {
+      EndSubscription(connection, close->subscription_id);
+    } else {
+      SendError(connection, request, close->subscription_id, ErrorCode::kUnknownSubscription,
+                "subscription_id = " + std::to_string(close->subscription_id) +
+                    ": not a subscription of this connection");
+    }
+  } else {
+    const std::string name(protocol::NameOf(protocol::TypeOf(frame.message)));
+    SendError(connection, request, 0, ErrorCode::kUnexpectedMessage,
+              "type = " + name + ": only the daemon sends it");
+    Drop(connection, "unexpected " + name);
+  }
+}
+
+Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request, ErrorCode& code) {
+  code = ErrorCode::kBadRequest;
+  if (request.mode != protocol::Mode::kRecords) {
+    return Status::InvalidArgument("mode = CHUNK_STREAMS: not served by this daemon yet");
+  }
+  if (request.slot_size * request.slot_count > kMaxSegmentBytes) {
+    return Status::InvalidArgument(
+        "slot_count × slot_size = " + std::to_string(request.slot_size * request.slot_count) +
+        " bytes: the daemon allows at most " + std::to_string(kMaxSegmentBytes));
+  }
+  if (request.local_leaders && !config_.broker_id.has_value()) {
+    return Status::InvalidArgument("flags = LOCAL_LEADERS: sluice.broker.id is not configured");
+  }
+  code = ErrorCode::kSubscriptionLimit;
+  if (subscription_count_ >= kMaxSubscriptions) {
+    return Status::InvalidArgument("the daemon holds " + std::to_string(kMaxSubscriptions) +
+                                   " subscriptions, its limit");
+  }
+
+  code = ErrorCode::kInternal;
+  SLUICE_ASSIGN_OR_RETURN(FetchSession * metadata, SessionFor(request.group_id, "", {}));
+  Result<std::vector<PartitionLeader>> described = metadata->Describe(request.topic, kKafkaTimeout);
+  if (!described.ok()) {
+    if (described.status().code() == StatusCode::kInvalidArgument) code = ErrorCode::kUnknownTopic;
+    return described.status();
+  }
+  std::map<int32_t, int64_t> starts;
+  std::vector<int32_t> partitions;
+  if (request.local_leaders) {
+    for (const PartitionLeader& p : *described) {
+      if (p.leader == *config_.broker_id) partitions.push_back(p.partition);
+    }
+  } else {
+    for (const protocol::PartitionStart& entry : request.partitions) {
+      const bool exists = std::ranges::any_of(
+          *described, [&](const PartitionLeader& p) { return p.partition == entry.partition; });
+      if (!exists) {
+        code = ErrorCode::kUnknownTopic;
+        return Status::InvalidArgument("partitions: topic " + request.topic + " has no partition " +
+                                       std::to_string(entry.partition));
+      }
+      partitions.push_back(entry.partition);
+    }
+  }
+  if (partitions.empty()) {
+    code = ErrorCode::kBadRequest;
+    return Status::InvalidArgument("flags = LOCAL_LEADERS: no partition of " + request.topic +
+                                   " has its leader on broker " +
+                                   std::to_string(*config_.broker_id));
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto committed,
+                          metadata->Committed(request.topic, partitions, kKafkaTimeout));
+  for (int32_t partition : partitions) {
+    auto entry =
+        std::ranges::find(request.partitions, partition, &protocol::PartitionStart::partition);
+    if (entry != request.partitions.end()) {
+      starts[partition] = KafkaStart(entry->start, entry->offset);
+    } else if (auto found = committed.find(partition); found != committed.end()) {
+      starts[partition] = found->second;
+    } else {
+      starts[partition] = KafkaStart(request.default_start, 0);
+    }
+  }
+
+  SubscriptionPlan plan;
+  plan.id = next_subscription_id_++;
+  plan.topic = request.topic;
+  plan.starts = std::move(starts);
+  plan.slot_count = request.slot_count;
+  plan.slot_size = request.slot_size;
+  plan.segment_dir = config_.segment_dir;
+  plan.segment_name =
+      std::string(kSegmentPrefix) + std::to_string(::getpid()) + "." + std::to_string(plan.id);
+  plan.liveness_timeout = config_.liveness_timeout;
+  return plan;
+}
+
+Result<FetchSession*> ControlServer::SessionFor(const std::string& group_id,
+                                                const std::string& topic,
+                                                const std::vector<int32_t>& partitions) {
+  for (const auto& session : sessions_) {
+    if (session->group_id() == group_id && session->CanTake(topic, partitions)) {
+      return session.get();
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto session, FetchSession::Create(config_.kafka, group_id));
+  Log(LogLevel::kInfo, "fetch_session_created",
+      {{"group", group_id.empty() ? "-" : group_id},
+       {"sessions", std::to_string(sessions_.size() + 1)}});
+  sessions_.push_back(std::move(session));
+  return sessions_.back().get();
+}
+
+void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
+                              const protocol::Subscribe& request) {
+  ErrorCode code = ErrorCode::kInternal;
+  Result<SubscriptionPlan> plan = Plan(request, code);
+  if (!plan.ok()) {
+    SendError(connection, request_id, 0, code, plan.status().message());
+    return;
+  }
+  std::vector<int32_t> partitions;
+  for (const auto& [partition, offset] : plan->starts) partitions.push_back(partition);
+  Result<FetchSession*> session = SessionFor(request.group_id, plan->topic, partitions);
+  if (!session.ok()) {
+    SendError(connection, request_id, 0, ErrorCode::kInternal, session.status().message());
+    return;
+  }
+  Result<std::unique_ptr<Subscription>> subscription =
+      Subscription::Start(*plan, **session, metrics_);
+  if (!subscription.ok()) {
+    SendError(connection, request_id, 0, ErrorCode::kInternal, subscription.status().message());
+    return;
+  }
+  Log(LogLevel::kInfo, "subscribed",
+      {{"subscription", std::to_string(plan->id)},
+       {"topic", plan->topic},
+       {"partitions", std::to_string(partitions.size())},
+       {"segment", plan->segment_name},
+       {"group", request.group_id.empty() ? "-" : request.group_id},
+       {"pid", std::to_string(connection.peer.pid)}});
+  Send(connection, request_id, (*subscription)->Answer());
+  connection.subscriptions.emplace(plan->id, subscription.MoveValue());
+  ++subscription_count_;
+  subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));
+}
+
+void ControlServer::EndSubscription(Connection& connection, uint64_t id) {
+  auto it = connection.subscriptions.find(id);
+  if (it == connection.subscriptions.end()) return;
+  it->second->Close();
+  connection.subscriptions.erase(it);
+  --subscription_count_;
+  subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));
+  Log(LogLevel::kInfo, "subscription_ended", {{"subscription", std::to_string(id)}});
+}
+
+void ControlServer::Send(Connection& connection, uint64_t request_id, protocol::Message message) {
+  Result<std::vector<uint8_t>> bytes =
+      protocol::EncodeFrame(protocol::Frame{request_id, std::move(message)});
+  if (!bytes.ok()) {
+    Log(LogLevel::kError, "encode_failed", {{"error", bytes.status().message()}});
+    return;
+  }
+  // Frames are small and rare; a reader that does not read its socket until the kernel buffer is
+  // full is not keeping up with its heartbeats either, and is dropped.
+  std::span<const uint8_t> rest(*bytes);
+  while (!rest.empty()) {
+    const ssize_t sent = ::send(connection.fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) {
+      if (!connection.closing) Drop(connection, "cannot write to the peer");
+      return;
+    }
+    rest = rest.subspan(static_cast<size_t>(sent));
+  }
+  connection.last_sent = Clock::now();
+}
+
+void ControlServer::SendError(Connection& connection, uint64_t request_id, uint64_t subscription_id,
+                              ErrorCode code, const std::string& message) {
+  metrics_
+      .counter("sluice_errors_total", "Errors sent to readers, by kind",
+               {{"kind", std::string(protocol::NameOf(code))}})
+      .Add();
+  Log(LogLevel::kWarn, "error_sent",
+      {{"code", std::string(protocol::NameOf(code))},
+       {"subscription", std::to_string(subscription_id)},
+       {"message", message}});
+  protocol::ErrorMessage error;
+  error.subscription_id = subscription_id;
+  error.code = code;
+  // A message longer than str16 allows is cut: it is for people.
+  error.message = message.substr(0, 4096);
+  Send(connection, request_id, std::move(error));
+}
+
+void ControlServer::Drop(Connection& connection, const std::string& reason) {
+  if (connection.closing) return;
+  connection.closing = true;
+  Log(LogLevel::kInfo, "peer_disconnected",
+      {{"pid", std::to_string(connection.peer.pid)}, {"reason", reason}});
+  while (!connection.subscriptions.empty()) {
+    EndSubscription(connection, connection.subscriptions.begin()->first);
+  }
+  ::close(connection.fd);
+}
+
+void ControlServer::Tick() {
+  const Clock::time_point now = Clock::now();
+  for (auto& connection : connections_) {
+    if (connection->closing) continue;
+    std::vector<uint64_t> failed;
+    for (auto& [id, subscription] : connection->subscriptions) {
+      if (auto failure = subscription->TakeFailure()) {
+        SendError(*connection, 0, id, failure->code, failure->message);
+        failed.push_back(id);
+      }
+    }
+    for (uint64_t id : failed) EndSubscription(*connection, id);
+    if (now - connection->last_received > config_.liveness_timeout) {
+      Drop(*connection, "no frame for " + std::to_string(config_.liveness_timeout.count()) + " ms");
+      continue;
+    }
+    const auto peer_timeout = connection->peer_timeout.count() > 0
+                                  ? connection->peer_timeout
+                                  : std::chrono::nanoseconds(config_.liveness_timeout);
+    if (now - connection->last_sent >= peer_timeout / 4) {
+      Send(*connection, 0,
+           protocol::Heartbeat{
+               MonotonicNanos(),
+               static_cast<uint64_t>(std::chrono::nanoseconds(config_.liveness_timeout).count())});
+    }
+  }
+  for (auto& session : sessions_) session->Serve();
+  // A session outlives its last subscription only until here; the one used for metadata is
+  // dropped too and recreated on the next SUBSCRIBE.
+  std::erase_if(sessions_, [](const auto& session) { return session->empty(); });
+}
+
+}  // namespace sluice::brokerd

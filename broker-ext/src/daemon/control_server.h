@@ -1,0 +1,87 @@
+// The daemon's control plane: the Unix socket readers connect to, the protocol of
+// docs/formats.md "Control protocol", the subscriptions and the fetch sessions they share.
+//
+// One thread runs it all with poll(2): control traffic is a frame per subscription change and a
+// heartbeat every few seconds, while the records flow through the subscriptions' own threads and
+// the segments. Requests are answered in order; the slow ones (metadata, committed offsets) are
+// bounded by timeouts.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/daemon_config.h"
+#include "daemon/metrics.h"
+#include "daemon/subscription.h"
+#include "ingest/fetch_session.h"
+#include "protocol/frame_reader.h"
+#include "protocol/messages.h"
+#include "sluice/status.h"
+
+namespace sluice::brokerd {
+
+class ControlServer {
+ public:
+  // Removes the segments of daemons that died, and binds the socket (mode 0600). Fails when
+  // another daemon answers on it.
+  static Result<std::unique_ptr<ControlServer>> Listen(const DaemonConfig& config,
+                                                       Metrics& metrics);
+  ~ControlServer();
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+
+  // Serves until `stop_fd` (a signalfd or eventfd) becomes readable, then tells every reader
+  // SHUTTING_DOWN, ends every subscription (committing what RELEASE allows), removes the segments
+  // and the socket.
+  Status Run(int stop_fd);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Connection {
+    int fd = -1;
+    ucred peer{};
+    protocol::FrameReader reader;
+    std::map<uint64_t, std::unique_ptr<Subscription>> subscriptions;
+    Clock::time_point last_received;
+    Clock::time_point last_sent;
+    std::chrono::nanoseconds peer_timeout{0};  // from the peer's heartbeats; 0 until one came
+    bool closing = false;
+  };
+
+  ControlServer(const DaemonConfig& config, Metrics& metrics, int listener);
+  void Accept();
+  void Receive(Connection& connection);
+  void Handle(Connection& connection, const protocol::Frame& frame);
+  void Subscribe(Connection& connection, uint64_t request_id, const protocol::Subscribe& request);
+  Result<SubscriptionPlan> Plan(const protocol::Subscribe& request, protocol::ErrorCode& code);
+  Result<FetchSession*> SessionFor(const std::string& group_id, const std::string& topic,
+                                   const std::vector<int32_t>& partitions);
+  void EndSubscription(Connection& connection, uint64_t id);
+  void Send(Connection& connection, uint64_t request_id, protocol::Message message);
+  void SendError(Connection& connection, uint64_t request_id, uint64_t subscription_id,
+                 protocol::ErrorCode code, const std::string& message);
+  // Ends the connection's subscriptions and marks it for removal.
+  void Drop(Connection& connection, const std::string& reason);
+  void Tick();
+  bool Allowed(const ucred& peer) const;
+
+  const DaemonConfig& config_;
+  Metrics& metrics_;
+  int listener_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<std::unique_ptr<FetchSession>> sessions_;
+  uint64_t next_subscription_id_ = 1;
+  size_t subscription_count_ = 0;
+
+  Gauge& connections_gauge_;
+  Gauge& subscriptions_gauge_;
+};
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,215 @@
+#include "daemon/subscription.h"
+
+#include <arrow/buffer.h>
+#include <arrow/ipc/api.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "daemon/log.h"
+#include "sluice/schemas.h"
+
+namespace sluice::brokerd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// How long the pump runs between looks at the stop flag, the watermark and the metrics: the
+// latency of CLOSE and of commits, not of records.
+constexpr auto kPumpRound = 100ms;
+constexpr auto kLagInterval = 1s;
+
+}  // namespace
+
+Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan& plan,
+                                                          FetchSession& session, Metrics& metrics) {
+  std::unique_ptr<Subscription> subscription(new Subscription(plan, session, metrics));
+  WriterOptions options;
+  options.name = plan.segment_dir + "/" + plan.segment_name;
+  options.kind = ObjectKind::kRecords;
+  options.slot_count = plan.slot_count;
+  options.slot_size = plan.slot_size;
+  options.lane_count = 1;
+  options.liveness_timeout = plan.liveness_timeout;
+  // Kafka checks its records with CRC32C already; the copy into shared memory is checked by
+  // nothing else, but a second checksum pass would cost more than the copy.
+  options.checksums = false;
+  Result<std::unique_ptr<SegmentWriter>> writer = SegmentWriter::Create(options);
+  if (!writer.ok()) return writer.status();
+  subscription->writer_ = writer.MoveValue();
+
+  subscription->queue_ = rd_kafka_queue_new(session.consumer());
+  subscription->pump_ = std::make_unique<RecordsPump>(
+      session.consumer(), subscription->queue_, plan.topic, subscription->partitions_,
+      *subscription->writer_, RecordsPump::Options{});
+  SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, subscription->queue_));
+  subscription->thread_ = std::thread([raw = subscription.get()] { raw->Run(); });
+  return subscription;
+}
+
+Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics& metrics)
+    : plan_(std::move(plan)),
+      session_(session),
+      records_in_(metrics.counter("sluice_records_in_total", "Records consumed from Kafka",
+                                  {{"topic", plan_.topic}})),
+      bytes_in_(metrics.counter("sluice_bytes_in_total", "Key and value bytes consumed from Kafka",
+                                {{"topic", plan_.topic}})),
+      records_out_(metrics.counter("sluice_records_out_total",
+                                   "Records published to readers in shared memory",
+                                   {{"topic", plan_.topic}})),
+      bytes_out_(metrics.counter("sluice_bytes_out_total",
+                                 "Key and value bytes published to readers",
+                                 {{"topic", plan_.topic}})),
+      objects_out_(metrics.counter("sluice_objects_out_total", "Objects published to readers",
+                                   {{"topic", plan_.topic}})),
+      pauses_(metrics.counter("sluice_pauses_total",
+                              "Times a subscription paused its partitions for want of a free slot",
+                              {{"topic", plan_.topic}})),
+      paused_partitions_(metrics.gauge("sluice_paused_partitions",
+                                       "Partitions paused because their readers hold every slot",
+                                       {{"subscription", std::to_string(plan_.id)}})),
+      lag_(metrics.gauge("sluice_subscription_lag",
+                         "Records between a subscription's position and the high watermarks",
+                         {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})) {
+  for (const auto& [partition, offset] : plan_.starts) partitions_.push_back(partition);
+}
+
+Subscription::~Subscription() { Close(); }
+
+protocol::Subscribed Subscription::Answer() const {
+  protocol::Subscribed answer;
+  answer.subscription_id = plan_.id;
+  answer.object_kind = ObjectKind::kRecords;
+  answer.lane_hint = 0;
+  answer.partitions = partitions_;
+  answer.segment_name = plan_.segment_name;
+  // The same bytes as the segment header's schema: both are this serialization.
+  auto schema = arrow::ipc::SerializeSchema(*RecordsSchema());
+  if (schema.ok()) answer.schema.assign((*schema)->data(), (*schema)->data() + (*schema)->size());
+  return answer;
+}
+
+void Subscription::Run() {
+  // Objects reach only the lanes attached when they are published, so nothing is consumed
+  // before the reader is there.
+  const Clock::time_point deadline = Clock::now() + plan_.liveness_timeout;
+  while (!stop_) {
+    Status attached = writer_->WaitForReaders(1, kPumpRound);
+    if (attached.ok()) break;
+    if (Clock::now() >= deadline) {
+      Fail(protocol::ErrorCode::kInternal,
+           "no reader attached segment " + plan_.segment_name + " within " +
+               std::to_string(plan_.liveness_timeout.count()) + " ms");
+      return;
+    }
+  }
+  while (!stop_) {
+    const Status status = pump_->RunFor(kPumpRound);
+    Report();
+    Commit(false);
+    if (!status.ok()) {
+      Fail(status.code() == StatusCode::kTooLarge ? protocol::ErrorCode::kRecordTooLarge
+                                                  : protocol::ErrorCode::kInternal,
+           status.message());
+      return;
+    }
+  }
+}
+
+void Subscription::Report() {
+  const PumpStats& now = pump_->stats();
+  records_in_.Add(now.consumed_records - reported_.consumed_records);
+  bytes_in_.Add(now.consumed_bytes - reported_.consumed_bytes);
+  records_out_.Add(now.records - reported_.records);
+  bytes_out_.Add(now.bytes - reported_.bytes);
+  objects_out_.Add(now.objects - reported_.objects);
+  pauses_.Add(now.pauses - reported_.pauses);
+  reported_ = now;
+  paused_partitions_.Set(pump_->paused() ? static_cast<int64_t>(partitions_.size()) : 0);
+
+  if (Clock::now() - lag_reported_at_ < kLagInterval) return;
+  lag_reported_at_ = Clock::now();
+  rd_kafka_topic_partition_list_t* positions =
+      rd_kafka_topic_partition_list_new(static_cast<int>(partitions_.size()));
+  for (int32_t partition : partitions_) {
+    rd_kafka_topic_partition_list_add(positions, plan_.topic.c_str(), partition);
+  }
+  int64_t lag = 0;
+  if (rd_kafka_position(session_.consumer(), positions) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    for (int i = 0; i < positions->cnt; ++i) {
+      int64_t low = 0;
+      int64_t high = 0;
+      const rd_kafka_topic_partition_t& entry = positions->elems[i];
+      if (entry.offset >= 0 &&
+          rd_kafka_get_watermark_offsets(session_.consumer(), plan_.topic.c_str(), entry.partition,
+                                         &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        lag += std::max<int64_t>(0, high - entry.offset);
+      }
+    }
+  }
+  rd_kafka_topic_partition_list_destroy(positions);
+  lag_.Set(lag);
+}
+
+Status Subscription::SetProcessedThrough(uint64_t object_id) {
+  uint64_t current = processed_through_.load();
+  if (current != kNothingProcessed && object_id < current) {
+    return Status::InvalidArgument("processed_through = " + std::to_string(object_id) +
+                                   ": below the previous RELEASE's " + std::to_string(current));
+  }
+  processed_through_.store(object_id);
+  return Status::OK();
+}
+
+void Subscription::Commit(bool wait) {
+  const uint64_t through = processed_through_.load();
+  if (session_.group_id().empty() || through == kNothingProcessed) return;
+  std::vector<std::pair<int32_t, int64_t>> offsets;
+  for (const PartitionOffset& po : pump_->TakeCommittable(through)) {
+    offsets.emplace_back(po.partition, po.offset);
+  }
+  const Status status = session_.Commit(plan_.topic, offsets, wait);
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "commit_failed",
+        {{"subscription", std::to_string(plan_.id)}, {"error", status.message()}});
+  }
+}
+
+void Subscription::Fail(protocol::ErrorCode code, const std::string& message) {
+  std::lock_guard lock(failure_mutex_);
+  protocol::ErrorMessage error;
+  error.subscription_id = plan_.id;
+  error.code = code;
+  error.message = message;
+  failure_ = std::move(error);
+}
+
+std::optional<protocol::ErrorMessage> Subscription::TakeFailure() {
+  std::lock_guard lock(failure_mutex_);
+  return std::exchange(failure_, std::nullopt);
+}
+
+void Subscription::Close() {
+  if (closed_) return;
+  closed_ = true;
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (pump_ != nullptr) {
+    Report();
+    Commit(true);
+  }
+  if (const Status status = session_.Unassign(plan_.topic, partitions_); !status.ok()) {
+    Log(LogLevel::kWarn, "unassign_failed",
+        {{"subscription", std::to_string(plan_.id)}, {"error", status.message()}});
+  }
+  pump_.reset();
+  if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+  queue_ = nullptr;
+  paused_partitions_.Set(0);
+  lag_.Set(0);
+  // The reader drains what is published; unlinking leaves its mapping intact.
+  if (writer_ != nullptr) (void)writer_->Close(std::chrono::nanoseconds(0));
+}
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,96 @@
+// One reader's subscription: its segment, the pump thread that fills it from its partitions'
+// queue on a shared FetchSession, and its commits. Created by the control server on SUBSCRIBE,
+// ended by CLOSE, by the end of its connection, by shutdown, or by its own failure.
+#pragma once
+
+#include <librdkafka/rdkafka.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/metrics.h"
+#include "ingest/fetch_session.h"
+#include "ingest/records_pump.h"
+#include "protocol/messages.h"
+#include "sluice/segment_writer.h"
+
+namespace sluice::brokerd {
+
+struct SubscriptionPlan {
+  uint64_t id = 0;
+  std::string topic;
+  std::map<int32_t, int64_t> starts;  // partition -> offset, or RD_KAFKA_OFFSET_BEGINNING / _END
+  uint32_t slot_count = 0;
+  uint64_t slot_size = 0;
+  std::string segment_dir;
+  std::string segment_name;
+  std::chrono::milliseconds liveness_timeout{5000};
+};
+
+class Subscription {
+ public:
+  // Creates the segment, assigns the partitions on `session` (which outlives the subscription)
+  // and starts pumping once a reader has attached.
+  static Result<std::unique_ptr<Subscription>> Start(const SubscriptionPlan& plan,
+                                                     FetchSession& session, Metrics& metrics);
+  ~Subscription();  // Close()
+  Subscription(const Subscription&) = delete;
+  Subscription& operator=(const Subscription&) = delete;
+
+  // The SUBSCRIBED answer (request id aside).
+  protocol::Subscribed Answer() const;
+  // The reader's RELEASE watermark; kInvalidArgument when it goes back.
+  Status SetProcessedThrough(uint64_t object_id);
+  // Why the subscription ended by itself, once; empty while it runs.
+  std::optional<protocol::ErrorMessage> TakeFailure();
+  // Stops pumping, commits what the watermark allows (waiting for the broker), leaves the
+  // partitions, marks the segment CLOSED so the reader ends after what it has, and unlinks it.
+  void Close();
+
+  uint64_t id() const { return plan_.id; }
+  const FetchSession& session() const { return session_; }
+
+ private:
+  Subscription(SubscriptionPlan plan, FetchSession& session, Metrics& metrics);
+  void Run();
+  void Fail(protocol::ErrorCode code, const std::string& message);
+  void Commit(bool wait);
+  void Report();
+
+  static constexpr uint64_t kNothingProcessed = UINT64_MAX;
+
+  SubscriptionPlan plan_;
+  std::vector<int32_t> partitions_;
+  FetchSession& session_;
+  rd_kafka_queue_t* queue_ = nullptr;
+  std::unique_ptr<SegmentWriter> writer_;
+  std::unique_ptr<RecordsPump> pump_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> processed_through_{kNothingProcessed};
+  bool closed_ = false;
+
+  std::mutex failure_mutex_;
+  std::optional<protocol::ErrorMessage> failure_;
+
+  PumpStats reported_;
+  std::chrono::steady_clock::time_point lag_reported_at_;
+  Counter& records_in_;
+  Counter& bytes_in_;
+  Counter& records_out_;
+  Counter& bytes_out_;
+  Counter& objects_out_;
+  Counter& pauses_;
+  Gauge& paused_partitions_;
+  Gauge& lag_;
+};
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,79 @@
+// One librdkafka consumer shared by the subscriptions of one consumer group, so that the readers
+// of a host cost the broker one fetch session, not one each (seed 003 §IV: "only one RPC request
+// is sent to the broker").
+//
+// Each subscription gets its partitions' messages on a queue of its own: librdkafka forwards the
+// partition queues there, so subscriptions are fed, paused and resumed independently while the
+// consumer fetches for all of them at once. A partition is in at most one subscription of a
+// session; a second subscription wanting it gets a session of its own.
+#pragma once
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sluice/status.h"
+
+namespace sluice::brokerd {
+
+using KafkaSettings = std::vector<std::pair<std::string, std::string>>;
+
+struct PartitionLeader {
+  int32_t partition;
+  int32_t leader;  // a broker id, -1 without one
+};
+
+class FetchSession {
+ public:
+  // `group_id` empty: offsets are neither read from nor committed to any group.
+  static Result<std::unique_ptr<FetchSession>> Create(const KafkaSettings& settings,
+                                                      const std::string& group_id);
+  ~FetchSession();
+  FetchSession(const FetchSession&) = delete;
+  FetchSession& operator=(const FetchSession&) = delete;
+
+  rd_kafka_t* consumer() const { return consumer_; }
+  const std::string& group_id() const { return group_id_; }
+
+  // The topic's partitions and their leaders, from cluster metadata; kInvalidArgument when the
+  // cluster has no such topic.
+  Result<std::vector<PartitionLeader>> Describe(const std::string& topic,
+                                                std::chrono::milliseconds timeout) const;
+  // The group's committed offset of each partition that has one.
+  Result<std::map<int32_t, int64_t>> Committed(const std::string& topic,
+                                               const std::vector<int32_t>& partitions,
+                                               std::chrono::milliseconds timeout) const;
+
+  // Whether none of `partitions` of `topic` is assigned yet.
+  bool CanTake(const std::string& topic, const std::vector<int32_t>& partitions) const;
+  // Routes the partitions to `queue`, then adds them to the assignment, each starting at its
+  // offset (an offset, or RD_KAFKA_OFFSET_BEGINNING / _END).
+  Status Assign(const std::string& topic, const std::map<int32_t, int64_t>& starts,
+                rd_kafka_queue_t* queue);
+  Status Unassign(const std::string& topic, const std::vector<int32_t>& partitions);
+  // Commits to the group; `wait` blocks until the broker answered.
+  Status Commit(const std::string& topic, const std::vector<std::pair<int32_t, int64_t>>& offsets,
+                bool wait);
+  bool empty() const;
+
+  // Serves the consumer's own events (errors, commit results), logging them. Called regularly.
+  void Serve();
+
+ private:
+  FetchSession(rd_kafka_t* consumer, std::string group_id);
+
+  rd_kafka_t* consumer_;
+  std::string group_id_;
+  mutable std::mutex mutex_;
+  std::set<std::pair<std::string, int32_t>> assigned_;
+};
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,483 @@
+// The sluice-brokerd binary as a child process, spoken to over its socket with the protocol
+// codec and read through a segment, against librdkafka's in-process mock cluster so that it runs
+// in a second. The Java integration tests run the same binary against the real Kafka broker.
+#include <arrow/api.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
+// clang-format off: the mock header needs rdkafka.h first
+#include <librdkafka/rdkafka_mock.h>
+// clang-format on
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol/codec.h"
+#include "protocol/frame_reader.h"
+#include "sluice/schemas.h"
+#include "sluice/segment_reader.h"
+
+namespace sluice::brokerd {
+namespace {
+
+using namespace std::chrono_literals;
+namespace p = protocol;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPartitions = 3;
+
+class DaemonProcessTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::array<char, 512> error{};
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    ASSERT_EQ(rd_kafka_conf_set(conf, "test.mock.num.brokers", "1", error.data(), error.size()),
+              RD_KAFKA_CONF_OK);
+    producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error.data(), error.size());
+    ASSERT_NE(producer_, nullptr) << error.data();
+    cluster_ = rd_kafka_handle_mock_cluster(producer_);
+    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    dir_ = std::filesystem::temp_directory_path() /
+           ("brokerd-test-" + std::to_string(getpid()) + "-" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    socket_ = (dir_ / "brokerd.sock").string();
+  }
+
+  void TearDown() override {
+    if (daemon_ > 0) {
+      ::kill(daemon_, SIGKILL);
+      ::waitpid(daemon_, nullptr, 0);
+    }
+    if (fd_ >= 0) ::close(fd_);
+    rd_kafka_destroy(producer_);
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Produce(int count, size_t padding = 0) {
+    for (int i = 0; i < count; ++i) {
+      const std::string value = "value-" + std::to_string(i) + std::string(padding, '.');
+      ASSERT_EQ(
+          rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(i % kPartitions),
+                            RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+          RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
+    ASSERT_EQ(rd_kafka_flush(producer_, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+
+  // Starts the daemon and waits for its socket to accept connections.
+  void StartDaemon(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {SLUICE_BROKERD_BIN,
+                                     "--bootstrap-servers",
+                                     rd_kafka_mock_cluster_bootstraps(cluster_),
+                                     "--socket",
+                                     socket_,
+                                     "--metrics",
+                                     "127.0.0.1:0",
+                                     "-X",
+                                     "sluice.segment.dir=" + dir_.string(),
+                                     "-X",
+                                     "sluice.liveness.timeout.ms=30000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    daemon_ = ::fork();
+    ASSERT_GE(daemon_, 0);
+    if (daemon_ == 0) {
+      std::vector<char*> argv;
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      const int log = ::open((dir_ / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      ::dup2(log, STDERR_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    const Clock::time_point deadline = Clock::now() + 10s;
+    while (Clock::now() < deadline) {
+      fd_ = Connect();
+      if (fd_ >= 0) return;
+      ASSERT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << "the daemon exited: " << Log();
+      std::this_thread::sleep_for(10ms);  // polling for a file no event announces
+    }
+    FAIL() << "the daemon did not listen: " << Log();
+  }
+
+  int Connect() const {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strcpy(address.sun_path, socket_.c_str());
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) return fd;
+    ::close(fd);
+    return -1;
+  }
+
+  // GET /metrics from the port the ready line names.
+  std::string Scrape() const {
+    const std::string log = Log();
+    const size_t at = log.find("metrics=127.0.0.1:");
+    if (at == std::string::npos) return "";
+    const int port = std::stoi(log.substr(at + 18));
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string response;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      const std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
+      (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+      std::array<char, 4096> buffer{};
+      ssize_t count;
+      while ((count = ::recv(fd, buffer.data(), buffer.size(), 0)) > 0) {
+        response.append(buffer.data(), static_cast<size_t>(count));
+      }
+    }
+    ::close(fd);
+    return response;
+  }
+
+  // Reads objects until `count` records came, releasing each; returns the last object's id.
+  uint64_t ReadRecords(SegmentReader& reader, int count,
+                       std::vector<int32_t>* partitions = nullptr) {
+    int seen = 0;
+    uint64_t last = 0;
+    while (seen < count) {
+      auto object = reader.Next(10s);
+      EXPECT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      if (!object.ok()) return last;
+      if (partitions != nullptr) {
+        auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
+        auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+        for (int64_t row = 0; row < batch->num_rows(); ++row) {
+          partitions->push_back(partition->Value(row));
+        }
+      }
+      seen += static_cast<int>(object->record_count);
+      last = object->object_id;
+      EXPECT_TRUE(reader.Release(*object).ok());
+    }
+    return last;
+  }
+
+  std::string Log() const {
+    std::ifstream in(dir_ / "daemon.log");
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+
+  void Send(uint64_t request_id, p::Message message) {
+    auto bytes = p::EncodeFrame({request_id, std::move(message)});
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    ASSERT_EQ(::send(fd_, bytes->data(), bytes->size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes->size()));
+  }
+
+  // The next frame that is not a heartbeat, waiting up to 10 s.
+  p::Frame Receive() {
+    const Clock::time_point deadline = Clock::now() + 10s;
+    while (Clock::now() < deadline) {
+      while (auto bytes = reader_.NextFrame()) {
+        auto frame = p::DecodeFrame(*bytes);
+        EXPECT_TRUE(frame.ok()) << frame.status().ToString();
+        if (!frame.ok()) return {};
+        if (!std::holds_alternative<p::Heartbeat>(frame->message)) return *frame;
+      }
+      pollfd pfd{fd_, POLLIN, 0};
+      ::poll(&pfd, 1, 100);
+      if (pfd.revents != 0) {
+        const Status status = reader_.ReadFrom(fd_);
+        if (!status.ok()) {
+          ADD_FAILURE() << status.ToString() << "\n" << Log();
+          return {};
+        }
+      }
+    }
+    ADD_FAILURE() << "no frame in 10 s\n" << Log();
+    return {};
+  }
+
+  p::Subscribe Request(p::StartPosition start = p::StartPosition::kEarliest, int64_t offset = 0) {
+    p::Subscribe request;
+    request.slot_count = 8;
+    request.slot_size = 64 * 1024;
+    request.topic = "t";
+    for (int32_t partition = 0; partition < kPartitions; ++partition) {
+      request.partitions.push_back({partition, start, offset});
+    }
+    return request;
+  }
+
+  rd_kafka_t* producer_ = nullptr;
+  rd_kafka_mock_cluster_t* cluster_ = nullptr;
+  std::filesystem::path dir_;
+  std::string socket_;
+  pid_t daemon_ = -1;
+  int fd_ = -1;
+  p::FrameReader reader_;
+};
+
+TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
+  constexpr int kRecords = 3000;
+  Produce(kRecords);
+  StartDaemon();
+  struct stat info {};
+  ASSERT_EQ(::stat(socket_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << "the socket is owner-only";
+
+  Send(7, Request());
+  p::Frame answer = Receive();
+  ASSERT_EQ(answer.request_id, 7u);
+  auto* subscribed = std::get_if<p::Subscribed>(&answer.message);
+  ASSERT_NE(subscribed, nullptr) << p::NameOf(p::TypeOf(answer.message));
+  EXPECT_EQ(subscribed->partitions.size(), static_cast<size_t>(kPartitions));
+  const std::string segment = (dir_ / subscribed->segment_name).string();
+  ASSERT_EQ(::stat(segment.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << "the segment is owner-only";
+
+  auto reader = SegmentReader::Open(segment);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::array<int64_t, kPartitions> next{};
+  int seen = 0;
+  uint64_t last_object = 0;
+  while (seen < kRecords) {
+    auto object = (*reader)->Next(10s);
+    ASSERT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+    auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
+    auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+    auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
+    auto value = std::static_pointer_cast<arrow::BinaryArray>(batch->column(4));
+    for (int64_t row = 0; row < batch->num_rows(); ++row, ++seen) {
+      const int32_t p = partition->Value(row);
+      ASSERT_EQ(offset->Value(row), next[p]++);
+      ASSERT_EQ(value->GetView(row),
+                "value-" + std::to_string(offset->Value(row) * kPartitions + p));
+    }
+    last_object = object->object_id;
+    ASSERT_TRUE((*reader)->Release(*object).ok());
+  }
+  Send(8, p::Release{subscribed->subscription_id, last_object});
+  Send(9, p::Close{subscribed->subscription_id});
+  EXPECT_EQ((*reader)->Next(10s).status().code(), StatusCode::kEndOfStream)
+      << "CLOSE ends the segment after what was published";
+  const Clock::time_point deadline = Clock::now() + 5s;
+  while (std::filesystem::exists(segment) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);  // the unlink has no event to wait on
+  }
+  EXPECT_FALSE(std::filesystem::exists(segment)) << "CLOSE removes the segment";
+}
+
+TEST_F(DaemonProcessTest, AnUnknownPartitionIsAnErrorAndTheConnectionGoesOn) {
+  // (The mock cluster creates any topic it is asked about, so unknown topic names are left to
+  // the integration tests on the real broker.)
+  StartDaemon();
+  p::Subscribe request = Request();
+  p::Frame answer;
+  p::ErrorMessage* error = nullptr;
+  request = Request();
+  request.partitions.push_back({kPartitions, p::StartPosition::kEarliest, 0});
+  Send(4, request);
+  answer = Receive();
+  error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, p::ErrorCode::kUnknownTopic);
+  EXPECT_NE(error->message.find("no partition 3"), std::string::npos) << error->message;
+
+  EXPECT_EQ(answer.request_id, 4u);
+  Send(5, Request());
+  EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message));
+}
+
+TEST_F(DaemonProcessTest, APeerWhoseUidIsNotAllowedIsRefusedBeforeAnythingIsMapped) {
+  StartDaemon({"-X", "sluice.allowed.uids=" + std::to_string(::geteuid() + 4242)});
+  Send(1, Request());
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, p::ErrorCode::kNotAuthorized);
+  EXPECT_EQ(answer.request_id, 0u);
+  std::array<uint8_t, 16> rest{};
+  // The daemon closed the connection: an end of stream, or a reset since SUBSCRIBE was unread.
+  EXPECT_LE(::recv(fd_, rest.data(), rest.size(), 0), 0);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("sluice-brokerd."))
+        << "no segment was created: " << entry.path();
+  }
+}
+
+TEST_F(DaemonProcessTest, AMalformedFrameIsAnsweredWithBadFrameAndTheConnectionClosed) {
+  StartDaemon();
+  const std::array<uint8_t, 16> garbage = {12, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  ASSERT_EQ(::send(fd_, garbage.data(), garbage.size(), MSG_NOSIGNAL), 16);
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, p::ErrorCode::kBadFrame) << error->message;
+}
+
+TEST_F(DaemonProcessTest, SigtermCommitsRemovesTheSegmentsAndTheSocketAndExitsZero) {
+  Produce(30);
+  StartDaemon();
+  p::Subscribe request = Request();
+  request.group_id = "g";
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  const std::string segment = (dir_ / subscribed.segment_name).string();
+  auto reader = SegmentReader::Open(segment).MoveValue();
+  const uint64_t last_object = ReadRecords(*reader, 30);
+  // What was sent before the signal is served before the daemon stops.
+  Send(2, p::Release{subscribed.subscription_id, last_object});
+  ASSERT_EQ(::kill(daemon_, SIGTERM), 0);
+  auto error = std::get<p::ErrorMessage>(Receive().message);
+  EXPECT_EQ(error.code, p::ErrorCode::kShuttingDown);
+  int status = 0;
+  ASSERT_EQ(::waitpid(daemon_, &status, 0), daemon_);
+  daemon_ = -1;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << Log();
+  EXPECT_FALSE(std::filesystem::exists(segment));
+  EXPECT_FALSE(std::filesystem::exists(socket_));
+
+  // The group's offsets cover every released record.
+  std::array<char, 512> text{};
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster_),
+                    text.data(), text.size());
+  rd_kafka_conf_set(conf, "group.id", "g", text.data(), text.size());
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, text.data(), text.size());
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(kPartitions);
+  for (int p = 0; p < kPartitions; ++p) rd_kafka_topic_partition_list_add(list, "t", p);
+  ASSERT_EQ(rd_kafka_committed(consumer, list, 5000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int i = 0; i < list->cnt; ++i) EXPECT_EQ(list->elems[i].offset, 30 / kPartitions);
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_destroy(consumer);
+}
+
+TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordTooLarge) {
+  Produce(1, 2000);
+  StartDaemon();
+  p::Subscribe request = Request();
+  request.slot_size = 1024;
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, p::ErrorCode::kRecordTooLarge);
+  EXPECT_EQ(error->subscription_id, subscribed.subscription_id);
+  EXPECT_NE(error->message.find("t ["), std::string::npos) << error->message;
+  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+}
+
+TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesTheOtherRunning) {
+  Produce(300);
+  StartDaemon();
+  p::Subscribe first = Request();
+  first.partitions.resize(1);  // partition 0
+  Send(1, first);
+  auto one = std::get<p::Subscribed>(Receive().message);
+
+  const int other_fd = Connect();
+  ASSERT_GE(other_fd, 0);
+  p::Subscribe second = Request();
+  second.partitions.erase(second.partitions.begin());  // partitions 1 and 2
+  auto bytes = p::EncodeFrame({2, second}).MoveValue();
+  ASSERT_EQ(::send(other_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+  p::FrameReader other_reader;
+  std::optional<p::Subscribed> two;
+  while (!two.has_value()) {
+    ASSERT_TRUE(other_reader.ReadFrom(other_fd).ok());
+    while (auto frame = other_reader.NextFrame()) {
+      auto decoded = p::DecodeFrame(*frame).MoveValue();
+      if (auto* s = std::get_if<p::Subscribed>(&decoded.message)) two = *s;
+    }
+  }
+  EXPECT_EQ(two->partitions, (std::vector<int32_t>{1, 2}));
+
+  auto reader_one = SegmentReader::Open((dir_ / one.segment_name).string()).MoveValue();
+  auto reader_two = SegmentReader::Open((dir_ / two->segment_name).string()).MoveValue();
+  std::vector<int32_t> partitions_one;
+  std::vector<int32_t> partitions_two;
+  ReadRecords(*reader_one, 100, &partitions_one);
+  ReadRecords(*reader_two, 200, &partitions_two);
+  EXPECT_TRUE(std::ranges::all_of(partitions_one, [](int32_t p) { return p == 0; }));
+  EXPECT_TRUE(std::ranges::none_of(partitions_two, [](int32_t p) { return p == 0; }));
+  EXPECT_NE(Log().find("fetch_session_created group=- sessions=1"), std::string::npos);
+  EXPECT_EQ(Log().find("sessions=2"), std::string::npos) << "one fetch session for both";
+
+  // The first reader goes away: its connection ends, the other subscription goes on.
+  ::close(other_fd);
+  Produce(300);
+  ReadRecords(*reader_one, 100);
+  EXPECT_EQ(reader_two->Next(10s).status().code(), StatusCode::kEndOfStream);
+
+  // Counters are updated between pump rounds: wait for the records read to be counted.
+  auto records_out = [](const std::string& metrics) -> int64_t {
+    const std::string name = "sluice_records_out_total{topic=\"t\"} ";
+    const size_t at = metrics.find(name);
+    return at == std::string::npos ? -1 : std::stoll(metrics.substr(at + name.size()));
+  };
+  std::string metrics = Scrape();
+  const Clock::time_point deadline = Clock::now() + 10s;
+  while (records_out(metrics) < 400 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+    metrics = Scrape();
+  }
+  EXPECT_GE(records_out(metrics), 400) << metrics;
+  EXPECT_NE(metrics.find("sluice_subscriptions 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("sluice_connections 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("sluice_subscription_lag{subscription=\"1\",topic=\"t\"}"),
+            std::string::npos)
+      << metrics;
+}
+
+TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
+  StartDaemon({"-X", "sluice.liveness.timeout.ms=1000"});
+  Send(1, Request());
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  const std::filesystem::path segment = dir_ / subscribed.segment_name;
+  ASSERT_TRUE(std::filesystem::exists(segment));
+  auto reader = SegmentReader::Open(segment.string()).MoveValue();
+  ASSERT_EQ(::kill(daemon_, SIGKILL), 0);
+  ASSERT_EQ(::waitpid(daemon_, nullptr, 0), daemon_);
+  daemon_ = -1;
+  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kWriterDead)
+      << "the reader sees the writer die";
+  ::close(fd_);
+  StartDaemon();
+  EXPECT_FALSE(std::filesystem::exists(segment)) << Log();
+  EXPECT_NE(Log().find("stale_segment_removed"), std::string::npos);
+}
+
+TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
+  Produce(10);
+  StartDaemon({"-X", "sluice.liveness.timeout.ms=300"});
+  Send(1, Request());
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ReadRecords(*reader, 10);
+  // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
+  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_NE(Log().find("reason=\"no frame for 300 ms\""), std::string::npos) << Log();
+}
+
+}  // namespace
+}  // namespace sluice::brokerd
