@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,51 @@ class DaemonProcessTest : public testing::Test {
           RD_KAFKA_RESP_ERR_NO_ERROR);
     }
     ASSERT_EQ(rd_kafka_flush(producer_, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+
+  // A chunk record; `seq` is the header's text, so tests can write malformed ones.
+  void ProduceChunk(int32_t partition, const std::string& stream, const std::string& seq, bool eos,
+                    const std::string& payload) {
+    const std::string job = "job-1";
+    rd_kafka_headers_t* headers = rd_kafka_headers_new(4);
+    rd_kafka_header_add(headers, "sluice.job", -1, job.data(), static_cast<ssize_t>(job.size()));
+    rd_kafka_header_add(headers, "sluice.stream", -1, stream.data(),
+                        static_cast<ssize_t>(stream.size()));
+    rd_kafka_header_add(headers, "sluice.seq", -1, seq.data(), static_cast<ssize_t>(seq.size()));
+    if (eos) rd_kafka_header_add(headers, "sluice.eos", -1, "true", 4);
+    ASSERT_EQ(rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(partition),
+                                RD_KAFKA_V_VALUE(const_cast<char*>(payload.data()), payload.size()),
+                                RD_KAFKA_V_HEADERS(headers),
+                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+
+  void Flush() { ASSERT_EQ(rd_kafka_flush(producer_, 10000), RD_KAFKA_RESP_ERR_NO_ERROR); }
+
+  // Reads CHUNKS objects until every stream in `streams` has seen its end; returns, per stream,
+  // the seqs and payloads in the order they came.
+  std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> ReadStreams(
+      SegmentReader& reader, size_t streams) {
+    std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> seen;
+    size_t ended = 0;
+    while (ended < streams) {
+      auto object = reader.Next(10s);
+      EXPECT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      if (!object.ok()) return seen;
+      auto batch = DecodeObject(*object, ChunksSchema()).MoveValue();
+      auto stream = std::static_pointer_cast<arrow::StringArray>(batch->GetColumnByName("stream"));
+      auto seq = std::static_pointer_cast<arrow::UInt64Array>(batch->GetColumnByName("seq"));
+      auto eos = std::static_pointer_cast<arrow::BooleanArray>(batch->GetColumnByName("eos"));
+      auto payload =
+          std::static_pointer_cast<arrow::BinaryArray>(batch->GetColumnByName("payload"));
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        seen[std::string(stream->GetView(row))].emplace_back(seq->Value(row),
+                                                             std::string(payload->GetView(row)));
+        if (eos->Value(row)) ++ended;
+      }
+      EXPECT_TRUE(reader.Release(*object).ok());
+    }
+    return seen;
   }
 
   // Starts the daemon and waits for its socket to accept connections.
@@ -477,6 +523,149 @@ TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
   EXPECT_NE(Log().find("reason=\"no frame for 300 ms\""), std::string::npos) << Log();
+}
+
+p::Subscribe ChunkRequest(p::Subscribe request) {
+  request.mode = p::Mode::kChunkStreams;
+  return request;
+}
+
+TEST_F(DaemonProcessTest, ChunkStreamsComeInSeqOrderOnceAcrossPartitionsWithTheirEnd) {
+  // Two streams, their chunks spread over the partitions in reverse, one chunk written twice.
+  for (int seq = 9; seq >= 0; --seq) {
+    for (const std::string stream : {"cyan", "magenta"}) {
+      ProduceChunk(seq % kPartitions, stream, std::to_string(seq), seq == 9,
+                   stream + "-" + std::to_string(seq));
+    }
+  }
+  ProduceChunk(2, "cyan", "4", false, "cyan-4");
+  Flush();
+  StartDaemon();
+  Send(1, ChunkRequest(Request()));
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  EXPECT_EQ(subscribed.object_kind, ObjectKind::kChunks);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  auto streams = ReadStreams(*reader, 2);
+  for (const std::string stream : {"cyan", "magenta"}) {
+    std::vector<std::pair<uint64_t, std::string>> expected;
+    for (uint64_t seq = 0; seq < 10; ++seq) {
+      expected.emplace_back(seq, stream + "-" + std::to_string(seq));
+    }
+    EXPECT_EQ(streams[stream], expected) << stream;
+  }
+  const Clock::time_point deadline = Clock::now() + 10s;
+  std::string metrics = Scrape();
+  while (metrics.find("sluice_duplicate_chunks_total{topic=\"t\"} 1") == std::string::npos &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);  // counters are published between pump rounds
+    metrics = Scrape();
+  }
+  EXPECT_NE(metrics.find("sluice_duplicate_chunks_total{topic=\"t\"} 1"), std::string::npos)
+      << metrics;
+}
+
+TEST_F(DaemonProcessTest, AWindowTooSmallForTheEarlyChunksBlocksTheirPartitionButLosesNothing) {
+  // Partition 0 holds seq 1..19, partition 1 seq 0: whatever is read first, at most two early
+  // chunks fit the window, so partition 0 must wait for partition 1.
+  const std::string payload(100, 'x');
+  for (int seq = 1; seq < 20; ++seq) ProduceChunk(0, "s", std::to_string(seq), seq == 19, payload);
+  ProduceChunk(1, "s", "0", false, payload);
+  Flush();
+  StartDaemon();
+  p::Subscribe request = ChunkRequest(Request());
+  request.reorder_window_bytes = 250;
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  auto streams = ReadStreams(*reader, 1);
+  ASSERT_EQ(streams["s"].size(), 20u);
+  for (uint64_t seq = 0; seq < 20; ++seq) EXPECT_EQ(streams["s"][seq].first, seq);
+}
+
+TEST_F(DaemonProcessTest, MalformedChunkHeadersGoToTheDeadLetterTopicAndAreCounted) {
+  ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "dead", 1, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  ProduceChunk(0, "s", "0", false, "first");
+  ProduceChunk(0, "s", "one", false, "not a number");
+  ProduceChunk(0, "s", "1", true, "last");
+  Flush();
+  StartDaemon({"-X", "sluice.dead.letter.topic=dead"});
+  p::Subscribe request = ChunkRequest(Request());
+  request.group_id = "g";
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  auto streams = ReadStreams(*reader, 1);
+  EXPECT_EQ(streams["s"],
+            (std::vector<std::pair<uint64_t, std::string>>{{0, "first"}, {1, "last"}}));
+  EXPECT_NE(Log().find("event=malformed_chunk record=\"t [0] at offset 1\""), std::string::npos)
+      << Log();
+
+  // The dead letter: the record as it was, with why and where from.
+  std::array<char, 512> text{};
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster_),
+                    text.data(), text.size());
+  rd_kafka_conf_set(conf, "group.id", "dead-letter-check", text.data(), text.size());
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, text.data(), text.size());
+  rd_kafka_poll_set_consumer(consumer);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, "dead", 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  ASSERT_EQ(rd_kafka_assign(consumer, list), RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_message_t* letter = nullptr;
+  const Clock::time_point deadline = Clock::now() + 10s;
+  while (letter == nullptr && Clock::now() < deadline) {
+    letter = rd_kafka_consumer_poll(consumer, 100);
+    if (letter != nullptr && letter->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_message_destroy(letter);
+      letter = nullptr;
+    }
+  }
+  ASSERT_NE(letter, nullptr) << "a dead letter arrived";
+  EXPECT_EQ(std::string(static_cast<const char*>(letter->payload), letter->len), "not a number");
+  rd_kafka_headers_t* headers = nullptr;
+  ASSERT_EQ(rd_kafka_message_headers(letter, &headers), RD_KAFKA_RESP_ERR_NO_ERROR);
+  const void* value = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(rd_kafka_header_get_last(headers, "sluice.error", &value, &size),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  EXPECT_NE(std::string(static_cast<const char*>(value), size).find("sluice.seq"),
+            std::string::npos);
+  ASSERT_EQ(rd_kafka_header_get_last(headers, "sluice.origin", &value, &size),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+  EXPECT_EQ(std::string(static_cast<const char*>(value), size), "t/0/1");
+  rd_kafka_message_destroy(letter);
+  rd_kafka_destroy(consumer);
+
+  const std::string metrics = Scrape();
+  EXPECT_NE(metrics.find("sluice_malformed_chunks_total{topic=\"t\"} 1"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("sluice_dead_letters_total{topic=\"t\"} 1"), std::string::npos) << metrics;
+}
+
+TEST_F(DaemonProcessTest, AGapThatOutlivesTheTimeoutIsReported) {
+  ProduceChunk(0, "s", "0", false, "zero");
+  ProduceChunk(0, "s", "2", true, "two");
+  Flush();
+  StartDaemon({"-X", "sluice.gap.timeout.ms=200"});
+  Send(1, ChunkRequest(Request()));
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  auto first = reader->Next(10s);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->record_count, 1u) << "seq 0 is delivered, seq 2 waits for seq 1";
+  ASSERT_TRUE(reader->Release(*first).ok());
+  std::string metrics = Scrape();
+  const Clock::time_point deadline = Clock::now() + 10s;
+  while (metrics.find("sluice_stream_gaps_total{topic=\"t\"} 1") == std::string::npos &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+    metrics = Scrape();
+  }
+  EXPECT_NE(metrics.find("sluice_stream_gaps_total{topic=\"t\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(Log().find("event=stream_gap job=job-1 stream=s missing_from=1 missing_to=1"),
+            std::string::npos)
+      << Log();
 }
 
 }  // namespace

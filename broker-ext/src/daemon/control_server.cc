@@ -274,8 +274,10 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
 
 Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request, ErrorCode& code) {
   code = ErrorCode::kBadRequest;
-  if (request.mode != protocol::Mode::kRecords) {
-    return Status::InvalidArgument("mode = CHUNK_STREAMS: not served by this daemon yet");
+  if (request.reorder_window_bytes > config_.reorder_window_bytes) {
+    return Status::InvalidArgument(
+        "reorder_window_bytes = " + std::to_string(request.reorder_window_bytes) +
+        ": above sluice.reorder.window.bytes, " + std::to_string(config_.reorder_window_bytes));
   }
   if (request.slot_size * request.slot_count > kMaxSegmentBytes) {
     return Status::InvalidArgument(
@@ -346,6 +348,15 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   plan.segment_name =
       std::string(kSegmentPrefix) + std::to_string(::getpid()) + "." + std::to_string(plan.id);
   plan.liveness_timeout = config_.liveness_timeout;
+  if (request.mode == protocol::Mode::kChunkStreams) {
+    plan.kind = ObjectKind::kChunks;
+    plan.sequencing.window_bytes = request.reorder_window_bytes != 0 ? request.reorder_window_bytes
+                                                                     : config_.reorder_window_bytes;
+    plan.sequencing.gap_timeout = config_.gap_timeout;
+    plan.sequencing.job_filter = request.job_filter;
+    plan.dead_letter_topic = config_.dead_letter_topic;
+    plan.kafka = config_.kafka;
+  }
   return plan;
 }
 

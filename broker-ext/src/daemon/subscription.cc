@@ -27,7 +27,7 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   std::unique_ptr<Subscription> subscription(new Subscription(plan, session, metrics));
   WriterOptions options;
   options.name = plan.segment_dir + "/" + plan.segment_name;
-  options.kind = ObjectKind::kRecords;
+  options.kind = plan.kind;
   options.slot_count = plan.slot_count;
   options.slot_size = plan.slot_size;
   options.lane_count = 1;
@@ -37,13 +37,27 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   options.checksums = false;
   Result<std::unique_ptr<SegmentWriter>> writer = SegmentWriter::Create(options);
   if (!writer.ok()) return writer.status();
-  subscription->writer_ = writer.MoveValue();
+  Subscription& s = *subscription;
+  s.writer_ = writer.MoveValue();
 
-  subscription->queue_ = rd_kafka_queue_new(session.consumer());
-  subscription->pump_ = std::make_unique<RecordsPump>(
-      session.consumer(), subscription->queue_, plan.topic, subscription->partitions_,
-      *subscription->writer_, RecordsPump::Options{});
-  SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, subscription->queue_));
+  rd_kafka_t* consumer = session.consumer();
+  s.queue_ = rd_kafka_queue_new(consumer);
+  s.pauses_ = std::make_unique<PartitionPauses>(consumer, plan.topic, s.partitions_);
+  s.queue_source_ = std::make_unique<QueueSource>(s.queue_);
+  MessageSource* source = s.queue_source_.get();
+  if (plan.kind == ObjectKind::kChunks) {
+    if (plan.dead_letter_topic.has_value()) {
+      SLUICE_ASSIGN_OR_RETURN(s.dead_letters_,
+                              DeadLetters::Create(plan.kafka, *plan.dead_letter_topic));
+    }
+    s.sequencer_ = std::make_unique<ChunkSequencer>(*s.queue_source_, s.tracker_, *s.pauses_,
+                                                    s.dead_letters_.get(), s.sequencer_counters_,
+                                                    plan.sequencing);
+    source = s.sequencer_.get();
+  }
+  s.pump_ = std::make_unique<ObjectPump>(*source, *s.writer_, plan.kind, s.tracker_, *s.pauses_,
+                                         ObjectPump::Options{});
+  SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, s.queue_));
   subscription->thread_ = std::thread([raw = subscription.get()] { raw->Run(); });
   return subscription;
 }
@@ -63,15 +77,27 @@ Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics
                                  {{"topic", plan_.topic}})),
       objects_out_(metrics.counter("sluice_objects_out_total", "Objects published to readers",
                                    {{"topic", plan_.topic}})),
-      pauses_(metrics.counter("sluice_pauses_total",
-                              "Times a subscription paused its partitions for want of a free slot",
-                              {{"topic", plan_.topic}})),
+      pauses_out_(
+          metrics.counter("sluice_pauses_total",
+                          "Times a subscription paused its partitions for want of a free slot",
+                          {{"topic", plan_.topic}})),
       paused_partitions_(metrics.gauge("sluice_paused_partitions",
                                        "Partitions paused because their readers hold every slot",
                                        {{"subscription", std::to_string(plan_.id)}})),
       lag_(metrics.gauge("sluice_subscription_lag",
                          "Records between a subscription's position and the high watermarks",
-                         {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})) {
+                         {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})),
+      sequencer_counters_{
+          metrics.counter("sluice_malformed_chunks_total",
+                          "Chunk records with malformed sluice.* headers",
+                          {{"topic", plan_.topic}}),
+          metrics.counter("sluice_duplicate_chunks_total", "Chunks dropped as duplicates",
+                          {{"topic", plan_.topic}}),
+          metrics.counter("sluice_dead_letters_total", "Records sent to the dead-letter topic",
+                          {{"topic", plan_.topic}}),
+          metrics.counter("sluice_stream_gaps_total",
+                          "Missing chunks that outlived the gap timeout",
+                          {{"topic", plan_.topic}})} {
   for (const auto& [partition, offset] : plan_.starts) partitions_.push_back(partition);
 }
 
@@ -80,12 +106,12 @@ Subscription::~Subscription() { Close(); }
 protocol::Subscribed Subscription::Answer() const {
   protocol::Subscribed answer;
   answer.subscription_id = plan_.id;
-  answer.object_kind = ObjectKind::kRecords;
+  answer.object_kind = plan_.kind;
   answer.lane_hint = 0;
   answer.partitions = partitions_;
   answer.segment_name = plan_.segment_name;
   // The same bytes as the segment header's schema: both are this serialization.
-  auto schema = arrow::ipc::SerializeSchema(*RecordsSchema());
+  auto schema = arrow::ipc::SerializeSchema(*SchemaFor(plan_.kind));
   if (schema.ok()) answer.schema.assign((*schema)->data(), (*schema)->data() + (*schema)->size());
   return answer;
 }
@@ -118,15 +144,17 @@ void Subscription::Run() {
 }
 
 void Subscription::Report() {
+  const SourceStats& in = queue_source_->stats();
+  records_in_.Add(in.records - reported_in_.records);
+  bytes_in_.Add(in.bytes - reported_in_.bytes);
+  reported_in_ = in;
   const PumpStats& now = pump_->stats();
-  records_in_.Add(now.consumed_records - reported_.consumed_records);
-  bytes_in_.Add(now.consumed_bytes - reported_.consumed_bytes);
   records_out_.Add(now.records - reported_.records);
   bytes_out_.Add(now.bytes - reported_.bytes);
   objects_out_.Add(now.objects - reported_.objects);
-  pauses_.Add(now.pauses - reported_.pauses);
+  pauses_out_.Add(now.pauses - reported_.pauses);
   reported_ = now;
-  paused_partitions_.Set(pump_->paused() ? static_cast<int64_t>(partitions_.size()) : 0);
+  paused_partitions_.Set(static_cast<int64_t>(pauses_->paused_count()));
 
   if (Clock::now() - lag_reported_at_ < kLagInterval) return;
   lag_reported_at_ = Clock::now();
@@ -197,6 +225,9 @@ void Subscription::Close() {
   if (thread_.joinable()) thread_.join();
   if (pump_ != nullptr) {
     Report();
+    // Dead letters queued so far are waited for, so that their offsets can be committed.
+    if (dead_letters_ != nullptr) dead_letters_->Flush(std::chrono::milliseconds(5000));
+    if (sequencer_ != nullptr) sequencer_->SettleDeadLetters();
     Commit(true);
   }
   if (const Status status = session_.Unassign(plan_.topic, partitions_); !status.ok()) {
@@ -204,6 +235,8 @@ void Subscription::Close() {
         {{"subscription", std::to_string(plan_.id)}, {"error", status.message()}});
   }
   pump_.reset();
+  sequencer_.reset();
+  queue_source_.reset();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
   paused_partitions_.Set(0);

@@ -17,8 +17,13 @@
 #include <vector>
 
 #include "daemon/metrics.h"
+#include "ingest/commit_tracker.h"
+#include "ingest/dead_letters.h"
 #include "ingest/fetch_session.h"
-#include "ingest/records_pump.h"
+#include "ingest/message_source.h"
+#include "ingest/object_pump.h"
+#include "ingest/partition_pauses.h"
+#include "ordering/chunk_sequencer.h"
 #include "protocol/messages.h"
 #include "sluice/segment_writer.h"
 
@@ -33,6 +38,11 @@ struct SubscriptionPlan {
   std::string segment_dir;
   std::string segment_name;
   std::chrono::milliseconds liveness_timeout{5000};
+  ObjectKind kind = ObjectKind::kRecords;
+  // CHUNK_STREAMS only:
+  ChunkSequencer::Options sequencing;
+  std::optional<std::string> dead_letter_topic;
+  KafkaSettings kafka;  // for the dead-letter producer
 };
 
 class Subscription {
@@ -72,7 +82,12 @@ class Subscription {
   FetchSession& session_;
   rd_kafka_queue_t* queue_ = nullptr;
   std::unique_ptr<SegmentWriter> writer_;
-  std::unique_ptr<RecordsPump> pump_;
+  CommitTracker tracker_;
+  std::unique_ptr<PartitionPauses> pauses_;
+  std::unique_ptr<QueueSource> queue_source_;
+  std::unique_ptr<DeadLetters> dead_letters_;
+  std::unique_ptr<ChunkSequencer> sequencer_;
+  std::unique_ptr<ObjectPump> pump_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> processed_through_{kNothingProcessed};
@@ -82,15 +97,17 @@ class Subscription {
   std::optional<protocol::ErrorMessage> failure_;
 
   PumpStats reported_;
+  SourceStats reported_in_;
   std::chrono::steady_clock::time_point lag_reported_at_;
   Counter& records_in_;
   Counter& bytes_in_;
   Counter& records_out_;
   Counter& bytes_out_;
   Counter& objects_out_;
-  Counter& pauses_;
+  Counter& pauses_out_;
   Gauge& paused_partitions_;
   Gauge& lag_;
+  SequencerCounters sequencer_counters_;
 };
 
 }  // namespace sluice::brokerd

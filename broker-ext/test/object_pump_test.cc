@@ -1,7 +1,7 @@
 // The pump's own logic (batching, slot-size limits, pausing, commit positions) against
 // librdkafka's in-process mock cluster, so it runs without a broker. The daemon's integration
 // tests run the same code against the real Kafka broker.
-#include "ingest/records_pump.h"
+#include "ingest/object_pump.h"
 
 #include <arrow/api.h>
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ std::string Value(int i, size_t size) {
   return value;
 }
 
-class RecordsPumpTest : public testing::Test {
+class ObjectPumpTest : public testing::Test {
  protected:
   void SetUp() override {
     producer_ = NewHandle(RD_KAFKA_PRODUCER, Conf({{"test.mock.num.brokers", "1"}}));
@@ -107,10 +107,20 @@ class RecordsPumpTest : public testing::Test {
     if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   }
 
-  RecordsPump Pump(SegmentWriter& writer) {
-    std::vector<int32_t> partitions;
-    for (int p = 0; p < kPartitions; ++p) partitions.push_back(p);
-    return RecordsPump(consumer_.get(), queue_, "t", partitions, writer, {});
+  // The pump and what it works with, for one segment.
+  struct Rig {
+    Rig(rd_kafka_t* consumer, rd_kafka_queue_t* queue, SegmentWriter& writer)
+        : source(queue),
+          pauses(consumer, "t", {0, 1, 2, 3}),
+          pump(source, writer, ObjectKind::kRecords, tracker, pauses, {}) {}
+    QueueSource source;
+    CommitTracker tracker;
+    PartitionPauses pauses;
+    ObjectPump pump;
+  };
+
+  std::unique_ptr<Rig> Pump(SegmentWriter& writer) {
+    return std::make_unique<Rig>(consumer_.get(), queue_, writer);
   }
 
   Handle producer_{nullptr, &rd_kafka_destroy};
@@ -119,12 +129,13 @@ class RecordsPumpTest : public testing::Test {
   std::string name_;
 };
 
-TEST_F(RecordsPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders) {
+TEST_F(ObjectPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders) {
   constexpr int kRecords = 5000;
   Produce(kRecords, 100);
   auto writer = Writer(8, 64 * 1024);
   auto reader = SegmentReader::Open(name_).MoveValue();
-  RecordsPump pump = Pump(*writer);
+  auto rig = Pump(*writer);
+  ObjectPump& pump = rig->pump;
 
   std::atomic<bool> done{false};
   std::thread pumping([&] {
@@ -167,11 +178,12 @@ TEST_F(RecordsPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders
   }
 }
 
-TEST_F(RecordsPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
+TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   Produce(400, 1000);
   auto writer = Writer(2, 8192);  // a handful of records per object, two objects in flight
   auto reader = SegmentReader::Open(name_).MoveValue();
-  RecordsPump pump = Pump(*writer);
+  auto rig = Pump(*writer);
+  ObjectPump& pump = rig->pump;
 
   for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
   ASSERT_TRUE(pump.paused()) << "both slots are held, so fetching stopped";
@@ -213,10 +225,11 @@ TEST_F(RecordsPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   EXPECT_EQ(seen, 400);
 }
 
-TEST_F(RecordsPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
+TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   Produce(1, 10000);
   auto writer = Writer(2, 4096);
-  RecordsPump pump = Pump(*writer);
+  auto rig = Pump(*writer);
+  ObjectPump& pump = rig->pump;
   Status status = Status::OK();
   for (int i = 0; i < 40 && status.ok(); ++i) status = pump.RunFor(50ms);
   EXPECT_EQ(status.code(), StatusCode::kTooLarge);

@@ -1,0 +1,162 @@
+#include "ingest/object_pump.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace sluice::brokerd {
+
+ObjectPump::ObjectPump(MessageSource& source, SegmentWriter& writer, ObjectKind kind,
+                       CommitTracker& tracker, PartitionPauses& pauses, Options options)
+    : source_(source),
+      writer_(writer),
+      tracker_(tracker),
+      pauses_(pauses),
+      options_(options),
+      chunks_(kind == ObjectKind::kChunks) {}
+
+Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
+  const Clock::time_point end = Clock::now() + duration;
+  while (Clock::now() < end) {
+    SLUICE_RETURN_NOT_OK(AddWaiting());
+    const bool full = !waiting_.empty();
+    if (!pending_.empty() &&
+        (full || paused() || Clock::now() - first_pending_at_ >= options_.linger)) {
+      SLUICE_RETURN_NOT_OK(Flush(end));
+      if (!pending_.empty()) continue;  // no free slot before `end`
+    }
+    // While paused little arrives: what was fetched before, and errors.
+    const auto wait = paused()           ? std::chrono::milliseconds(0)
+                      : pending_.empty() ? options_.poll_timeout
+                                         : options_.linger;
+    SLUICE_RETURN_NOT_OK(source_.Poll(wait, waiting_));
+  }
+  return Status::OK();
+}
+
+Status ObjectPump::AddWaiting() {
+  while (!waiting_.empty()) {
+    Result<bool> added = TryAdd(waiting_.front());
+    if (!added.ok()) {
+      waiting_.pop_front();
+      return added.status();
+    }
+    if (!*added) return Status::OK();
+    waiting_.pop_front();
+  }
+  return Status::OK();
+}
+
+Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
+  const rd_kafka_message_t* message = ready.message.get();
+  const std::string_view value = Bytes(message->payload, message->len);
+  size_t size_with = 0;
+  Record record;
+  Chunk chunk;
+  std::vector<RecordHeader> headers;
+  if (chunks_) {
+    chunk.job = ready.chunk->job;
+    chunk.stream = ready.chunk->stream;
+    chunk.seq = ready.chunk->seq;
+    chunk.eos = ready.chunk->eos;
+    chunk.payload = value;
+    size_with = chunk_rows_.EncodedSizeWith(chunk);
+  } else {
+    for (const KafkaHeader& header : HeadersOf(message)) {
+      // The object schema has no null header values; a null one arrives as empty bytes.
+      headers.push_back({header.key, header.value});
+    }
+    record.partition = message->partition;
+    record.offset = message->offset;
+    record.timestamp_ms = rd_kafka_message_timestamp(message, nullptr);
+    if (message->key != nullptr) record.key = Bytes(message->key, message->key_len);
+    if (message->payload != nullptr) record.value = value;
+    record.headers = headers;
+    size_with = records_.EncodedSizeWith(record);
+  }
+
+  const uint64_t slot_size = writer_.layout().slot_size;
+  if (size_with > slot_size) {
+    if (pending_.empty()) {
+      return Status::TooLarge("the record of " + Where(message) + " does not fit a slot of " +
+                              std::to_string(slot_size) + " bytes");
+    }
+    return false;
+  }
+  if (pending_.empty()) first_pending_at_ = Clock::now();
+  pending_bytes_ += chunks_ ? message->len : message->key_len + message->len;
+  pending_.push_back(std::move(ready));
+  if (chunks_) {
+    // Job and stream may live inside their std::string (short strings do): view them where they
+    // stay until Finish.
+    chunk.job = pending_.back().chunk->job;
+    chunk.stream = pending_.back().chunk->stream;
+    chunk_rows_.Add(chunk);
+  } else {
+    // The vector's storage moves with it, so the header views handed to the builder stay valid.
+    headers_.push_back(std::move(headers));
+    record.headers = headers_.back();
+    records_.Add(record);
+  }
+  return true;
+}
+
+Status ObjectPump::Flush(Clock::time_point deadline) {
+  Result<SlotBuffer> slot = writer_.Acquire(std::chrono::nanoseconds(0));
+  if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) {
+    // Readers hold every slot: stop fetching until they release one.
+    if (!paused()) ++stats_.pauses;
+    SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(true));
+    const auto wait = std::min<Clock::duration>(options_.poll_timeout, deadline - Clock::now());
+    slot = writer_.Acquire(std::max<Clock::duration>(wait, Clock::duration::zero()));
+    // Still full: the caller polls the source, then comes back, or its time is up.
+    if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) return Status::OK();
+  }
+  if (!slot.ok()) return slot.status();
+  SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(false));
+
+  Result<EncodedObject> object = chunks_ ? chunk_rows_.Finish(slot->data, slot->capacity)
+                                         : records_.Finish(slot->data, slot->capacity);
+  if (!object.ok()) return object.status();
+  Result<uint64_t> id = writer_.Publish(*object);
+  if (!id.ok()) return id.status();
+
+  std::vector<OffsetRange> ranges;
+  if (source_.takes_offsets()) {
+    for (const ReadyMessage& ready : pending_) {
+      ranges.push_back({ready.message->partition, ready.message->offset, ready.message->offset});
+    }
+  } else {
+    // Records of a partition come in offset order, so one range per partition covers them.
+    std::map<int32_t, OffsetRange> by_partition;
+    for (const ReadyMessage& ready : pending_) {
+      const rd_kafka_message_t* m = ready.message.get();
+      auto [it, inserted] =
+          by_partition.try_emplace(m->partition, OffsetRange{m->partition, m->offset, 0});
+      it->second.last_offset = m->offset;
+    }
+    for (const auto& [partition, range] : by_partition) {
+      tracker_.Take(range);
+      ranges.push_back(range);
+    }
+  }
+  tracker_.Published(*id, ranges);
+  stats_.records += pending_.size();
+  stats_.bytes += pending_bytes_;
+  ++stats_.objects;
+  pending_.clear();
+  headers_.clear();
+  pending_bytes_ = 0;
+  return Status::OK();
+}
+
+std::vector<PartitionOffset> ObjectPump::TakeCommittable(uint64_t processed_through) {
+  const uint64_t released_below = writer_.ReleasedBelow();
+  if (released_below > 0) {
+    tracker_.ReleasedThrough(std::min(released_below - 1, processed_through));
+  }
+  return tracker_.TakeCommittable();
+}
+
+}  // namespace sluice::brokerd

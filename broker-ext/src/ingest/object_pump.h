@@ -1,0 +1,91 @@
+// Moves a subscription's messages into objects of its segment (issue 4, the daemon's inner loop
+// for one subscription): RECORDS objects of Kafka records, or CHUNKS objects of ordered chunks.
+//
+// Messages are batched into an object until the next one would not fit the slot or the linger
+// time has passed; each key, value, header or payload is copied once, from librdkafka's fetch
+// buffer into shared memory. When the readers hold every slot the partitions are paused, so the
+// broker is not read faster than the readers release, and resumed on the next free slot.
+#pragma once
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "ingest/commit_tracker.h"
+#include "ingest/kafka_message.h"
+#include "ingest/message_source.h"
+#include "ingest/partition_pauses.h"
+#include "sluice/batch_builder.h"
+#include "sluice/segment_writer.h"
+#include "sluice/status.h"
+
+namespace sluice::brokerd {
+
+struct PumpStats {
+  uint64_t records = 0;  // published in objects
+  uint64_t bytes = 0;    // their keys and values, or chunk payloads
+  uint64_t objects = 0;
+  uint64_t pauses = 0;
+};
+
+class ObjectPump {
+ public:
+  struct Options {
+    // How long a partly filled object waits for more records before it is published.
+    std::chrono::milliseconds linger{2};
+    // The longest a single poll of the source blocks.
+    std::chrono::milliseconds poll_timeout{50};
+  };
+
+  // Everything passed in outlives the pump; `kind` is the segment's.
+  ObjectPump(MessageSource& source, SegmentWriter& writer, ObjectKind kind, CommitTracker& tracker,
+             PartitionPauses& pauses, Options options);
+
+  // Consumes and publishes for about `duration`. A message larger than a slot stops the pump
+  // with kTooLarge naming its topic, partition and offset; it is not lost, since offsets are
+  // committed only up to it. A consumer error stops it with kIoError.
+  Status RunFor(std::chrono::nanoseconds duration);
+
+  // The offsets whose records are in objects up to `processed_through` (the reader's RELEASE
+  // watermark) that the readers have all released, where they moved since the last call; commit
+  // them with rd_kafka_commit.
+  std::vector<PartitionOffset> TakeCommittable(uint64_t processed_through);
+
+  bool paused() const { return pauses_.slots_full(); }
+  const PumpStats& stats() const { return stats_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // Moves waiting messages into the object being built until one does not fit.
+  Status AddWaiting();
+  // Adds the message to the object being built; false when it does not fit, and the object
+  // must be published first.
+  Result<bool> TryAdd(ReadyMessage& ready);
+  // Publishes the pending messages, waiting until `deadline` for a free slot. Returns OK with
+  // the messages still pending when no slot came free in time.
+  Status Flush(Clock::time_point deadline);
+
+  MessageSource& source_;
+  SegmentWriter& writer_;
+  CommitTracker& tracker_;
+  PartitionPauses& pauses_;
+  Options options_;
+  const bool chunks_;
+  RecordsBatchBuilder records_;
+  ChunksBatchBuilder chunk_rows_;
+  // Messages in the object being built. A deque, so that the chunk views the builder holds into
+  // its elements stay valid as it grows; record header views point into `headers_`.
+  std::deque<ReadyMessage> pending_;
+  std::deque<std::vector<RecordHeader>> headers_;
+  uint64_t pending_bytes_ = 0;
+  Clock::time_point first_pending_at_;
+  // Ready, but not yet in an object, because the object being built had no room for them.
+  std::deque<ReadyMessage> waiting_;
+  PumpStats stats_;
+};
+
+}  // namespace sluice::brokerd

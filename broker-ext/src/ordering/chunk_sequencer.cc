@@ -1,0 +1,138 @@
+#include "ordering/chunk_sequencer.h"
+
+#include <utility>
+#include <vector>
+
+#include "daemon/log.h"
+
+namespace sluice::brokerd {
+
+ChunkSequencer::ChunkSequencer(QueueSource& upstream, CommitTracker& tracker,
+                               PartitionPauses& pauses, DeadLetters* dead_letters,
+                               SequencerCounters counters, Options options)
+    : upstream_(upstream),
+      tracker_(tracker),
+      pauses_(pauses),
+      dead_letters_(dead_letters),
+      counters_(counters),
+      options_(std::move(options)),
+      reorderer_(options_.window_bytes, options_.gap_timeout) {}
+
+void ChunkSequencer::SettleDeadLetters() {
+  if (dead_letters_ == nullptr) return;
+  for (const OffsetRange& range : dead_letters_->Delivered()) tracker_.Settle(range);
+}
+
+Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
+  SettleDeadLetters();
+  SLUICE_RETURN_NOT_OK(RetryBlocked(out));
+  std::deque<ReadyMessage> incoming;
+  const Status polled = upstream_.Poll(timeout, incoming);
+  for (ReadyMessage& ready : incoming) {
+    const rd_kafka_message_t* m = ready.message.get();
+    tracker_.Take({m->partition, m->offset, m->offset});
+    auto blocked = blocked_.find(m->partition);
+    if (blocked != blocked_.end() && !blocked->second.empty()) {
+      blocked->second.push_back(std::move(ready.message));
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(ready.message, out));
+    if (!admitted) {
+      const int32_t partition = ready.message->partition;
+      blocked_[partition].push_back(std::move(ready.message));
+      SLUICE_RETURN_NOT_OK(pauses_.SetBlocked(partition, true));
+    }
+  }
+  ReportGaps();
+  return polled;
+}
+
+Result<bool> ChunkSequencer::Admit(KafkaMessage& message, std::deque<ReadyMessage>& out) {
+  const std::vector<KafkaHeader> headers = HeadersOf(message.get());
+  Result<ChunkId> id = ParseChunkHeaders(headers);
+  if (!id.ok()) {
+    SLUICE_RETURN_NOT_OK(Reject(std::move(message), id.status().message()));
+    return true;
+  }
+  const OffsetRange range{message->partition, message->offset, message->offset};
+  if (!options_.job_filter.empty() && id->job != options_.job_filter) {
+    tracker_.Settle(range);
+    message.reset();
+    return true;
+  }
+  const uint64_t bytes = message->len;
+  ReadyMessage item{std::move(message), *id};
+  const OfferOutcome outcome =
+      reorderer_.Offer(*id, bytes, std::move(item), Clock::now(),
+                       [&out](const StreamKey&, uint64_t, bool, ReadyMessage&& ready) {
+                         out.push_back(std::move(ready));
+                       });
+  switch (outcome) {
+    case OfferOutcome::kDelivered:
+    case OfferOutcome::kBuffered:
+      return true;
+    case OfferOutcome::kDuplicate:
+      counters_.duplicates.Add();
+      tracker_.Settle(range);
+      return true;
+    case OfferOutcome::kWindowFull:
+      message = std::move(item.message);
+      return false;
+    case OfferOutcome::kAfterEnd:
+      SLUICE_RETURN_NOT_OK(
+          Reject(std::move(item.message), "sluice.seq = " + std::to_string(id->seq) +
+                                              ": after the end of "
+                                              "stream " +
+                                              id->job + "/" + id->stream));
+      return true;
+  }
+  return true;
+}
+
+Status ChunkSequencer::Reject(KafkaMessage message, const std::string& why) {
+  counters_.malformed.Add();
+  const std::string where = Where(message.get());
+  Log(LogLevel::kWarn, "malformed_chunk",
+      {{"record", where},
+       {"error", why},
+       {"dead_letter_topic", dead_letters_ == nullptr ? "-" : dead_letters_->topic()}});
+  const OffsetRange range{message->partition, message->offset, message->offset};
+  if (dead_letters_ == nullptr) {
+    // Counted and logged is what "not silently" can mean without a dead-letter topic.
+    tracker_.Settle(range);
+    return Status::OK();
+  }
+  counters_.dead_letters.Add();
+  return dead_letters_->Send(message.get(), why + " (" + where + ")");
+}
+
+Status ChunkSequencer::RetryBlocked(std::deque<ReadyMessage>& out) {
+  for (auto& [partition, waiting] : blocked_) {
+    while (!waiting.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(waiting.front(), out));
+      if (!admitted) break;
+      waiting.pop_front();
+    }
+    if (waiting.empty() && pauses_.blocked(partition)) {
+      SLUICE_RETURN_NOT_OK(pauses_.SetBlocked(partition, false));
+    }
+  }
+  return Status::OK();
+}
+
+void ChunkSequencer::ReportGaps() {
+  for (const StreamGap& gap : reorderer_.Gaps(Clock::now())) {
+    if (!reported_gaps_.insert({gap.key, gap.missing_from}).second) continue;
+    counters_.gaps.Add();
+    Log(LogLevel::kWarn, "stream_gap",
+        {{"job", gap.key.job},
+         {"stream", gap.key.stream},
+         {"missing_from", std::to_string(gap.missing_from)},
+         {"missing_to", std::to_string(gap.missing_to)},
+         {"waited_ms",
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(gap.waited).count())}});
+  }
+}
+
+}  // namespace sluice::brokerd
