@@ -50,7 +50,7 @@ class DaemonProcessTest : public testing::Test {
   void SetUp() override {
     std::array<char, 512> error{};
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    ASSERT_EQ(rd_kafka_conf_set(conf, "test.mock.num.brokers", "1", error.data(), error.size()),
+    ASSERT_EQ(rd_kafka_conf_set(conf, "test.mock.num.brokers", "3", error.data(), error.size()),
               RD_KAFKA_CONF_OK);
     producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error.data(), error.size());
     ASSERT_NE(producer_, nullptr) << error.data();
@@ -523,6 +523,35 @@ TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
   EXPECT_NE(Log().find("reason=\"no frame for 300 ms\""), std::string::npos) << Log();
+}
+
+TEST_F(DaemonProcessTest, LocalLeadersAreThePartitionsLedByTheConfiguredBroker) {
+  for (int32_t partition = 0; partition < kPartitions; ++partition) {
+    ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", partition, partition == 1 ? 2 : 3),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  Produce(30);
+  StartDaemon({"-X", "sluice.broker.id=2"});
+  p::Subscribe request = Request();
+  request.local_leaders = true;
+  request.partitions.clear();
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  EXPECT_EQ(subscribed.partitions, std::vector<int32_t>{1});
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  std::vector<int32_t> partitions;
+  ReadRecords(*reader, 10, &partitions);
+  EXPECT_EQ(partitions, std::vector<int32_t>(10, 1));
+}
+
+TEST_F(DaemonProcessTest, LocalLeadersWithoutABrokerIdIsABadRequest) {
+  StartDaemon();
+  p::Subscribe request = Request();
+  request.local_leaders = true;
+  Send(1, request);
+  auto error = std::get<p::ErrorMessage>(Receive().message);
+  EXPECT_EQ(error.code, p::ErrorCode::kBadRequest);
+  EXPECT_NE(error.message.find("sluice.broker.id"), std::string::npos) << error.message;
 }
 
 p::Subscribe ChunkRequest(p::Subscribe request) {
