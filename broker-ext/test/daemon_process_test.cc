@@ -490,6 +490,7 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   EXPECT_GE(records_out(metrics), 400) << metrics;
   EXPECT_NE(metrics.find("sluice_subscriptions 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("sluice_connections 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("sluice_free_slots{subscription=\"1\"} "), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("sluice_subscription_lag{subscription=\"1\",topic=\"t\"}"),
             std::string::npos)
       << metrics;

@@ -140,14 +140,15 @@ bool SegmentWriter::TryAcquire() {
   return false;
 }
 
-bool SegmentWriter::AllSlotsFree() const {
+uint32_t SegmentWriter::FreeSlots() const {
+  uint32_t free = 0;
   for (uint32_t slot = 0; slot < layout_.slot_count; ++slot) {
     const uint64_t word =
         Atomic<uint64_t>(mapping_.data(), layout_.DescriptorOffset(slot) + s::kStateWord)
             .load(std::memory_order_acquire);
-    if (s::Holders(word) != 0) return false;
+    if (s::Holders(word) == 0) ++free;
   }
-  return true;
+  return free;
 }
 
 void SegmentWriter::ReclaimLanes() {
@@ -323,8 +324,8 @@ Status SegmentWriter::Close(std::chrono::nanoseconds drain_timeout) {
   }
   Atomic<uint32_t>(base, h::kWriterState).store(h::kWriterClosed, std::memory_order_seq_cst);
   WakeParkedReaders((1u << layout_.lane_count) - 1);
-  Status drained =
-      WaitUntil([this] { return AllSlotsFree(); }, drain_timeout, "readers to release every slot");
+  Status drained = WaitUntil([this] { return FreeSlots() == layout_.slot_count; }, drain_timeout,
+                             "readers to release every slot");
   closed_ = true;
   heartbeat_.reset();
   doorbell_.reset();

@@ -126,13 +126,16 @@ TEST(Segment, EveryReaderGetsEveryObjectAndTheSlotFreesAfterTheLastRelease) {
   EXPECT_TRUE(writer->Acquire(0ns).ok());
 }
 
-TEST(Segment, ReleasedBelowFollowsTheOldestObjectStillHeld) {
+TEST(Segment, ReleasedBelowAndFreeSlotsFollowWhatIsHeld) {
   ScopedName name("released-below");
   auto writer = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
   auto reader = SegmentReader::Open(name.name()).MoveValue();
   EXPECT_EQ(writer->ReleasedBelow(), 0u);
+  const uint32_t slots = writer->layout().slot_count;
+  EXPECT_EQ(writer->FreeSlots(), slots);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(PublishRecords(*writer, i, 1).ok());
   EXPECT_EQ(writer->ReleasedBelow(), 0u);
+  EXPECT_EQ(writer->FreeSlots(), slots - 3);
 
   auto first = reader->Next(1s).MoveValue();
   auto second = reader->Next(1s).MoveValue();
@@ -146,6 +149,7 @@ TEST(Segment, ReleasedBelowFollowsTheOldestObjectStillHeld) {
   ASSERT_TRUE(acquired.ok());
   ASSERT_TRUE(reader->Release(third).ok());
   EXPECT_EQ(writer->ReleasedBelow(), 3u);
+  EXPECT_EQ(writer->FreeSlots(), slots - 1) << "the acquired slot";
 }
 
 TEST(Segment, ReleasingTwiceIsRefused) {

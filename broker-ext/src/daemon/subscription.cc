@@ -84,6 +84,9 @@ Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics
       paused_partitions_(metrics.gauge("sluice_paused_partitions",
                                        "Partitions paused because their readers hold every slot",
                                        {{"subscription", std::to_string(plan_.id)}})),
+      free_slots_(metrics.gauge("sluice_free_slots",
+                                "Slots of a subscription's segment that nobody holds",
+                                {{"subscription", std::to_string(plan_.id)}})),
       lag_(metrics.gauge("sluice_subscription_lag",
                          "Records between a subscription's position and the high watermarks",
                          {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})),
@@ -155,6 +158,7 @@ void Subscription::Report() {
   pauses_out_.Add(now.pauses - reported_.pauses);
   reported_ = now;
   paused_partitions_.Set(static_cast<int64_t>(pauses_->paused_count()));
+  free_slots_.Set(writer_->FreeSlots());
 
   if (Clock::now() - lag_reported_at_ < kLagInterval) return;
   lag_reported_at_ = Clock::now();
@@ -240,6 +244,7 @@ void Subscription::Close() {
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
   paused_partitions_.Set(0);
+  free_slots_.Set(0);
   lag_.Set(0);
   // The reader drains what is published; unlinking leaves its mapping intact.
   if (writer_ != nullptr) (void)writer_->Close(std::chrono::nanoseconds(0));

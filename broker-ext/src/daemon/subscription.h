@@ -106,6 +106,7 @@ class Subscription {
   Counter& objects_out_;
   Counter& pauses_out_;
   Gauge& paused_partitions_;
+  Gauge& free_slots_;
   Gauge& lag_;
   SequencerCounters sequencer_counters_;
 };

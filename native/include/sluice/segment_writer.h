@@ -64,6 +64,8 @@ class SegmentWriter {
   // reclaimed): what a committed Kafka offset may cover. Scans the descriptors, so callers ask
   // once in a while, not per object.
   uint64_t ReleasedBelow() const;
+  // Slots neither the writer nor any reader holds; a scan of the descriptors, like ReleasedBelow.
+  uint32_t FreeSlots() const;
   // Marks the writer CLOSED (readers end after the objects already published), waits up to
   // `drain_timeout` until every slot is released (kTimedOut if not), and unlinks the files.
   Status Close(std::chrono::nanoseconds drain_timeout);
@@ -75,7 +77,6 @@ class SegmentWriter {
   SegmentWriter(const WriterOptions& options, SegmentLayout layout, std::string path,
                 Mapping mapping);
   bool TryAcquire();
-  bool AllSlotsFree() const;
   void ReclaimLanes();
   void Reclaim(uint32_t lane, uint64_t lane_word);
   // Idles (spin, yield, park on the doorbell) until ready() holds, reclaiming dead lanes
