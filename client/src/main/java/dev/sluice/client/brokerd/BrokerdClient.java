@@ -1,0 +1,123 @@
+package dev.sluice.client.brokerd;
+
+import dev.sluice.client.annotation.PublicEvolving;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Subscribes to {@code sluice-brokerd} on this host. Each subscription has a control connection of
+ * its own, so one subscription's failure or restart never disturbs another.
+ *
+ * <pre>{@code
+ * BrokerdClient client = BrokerdClient.builder(Path.of("/run/sluice/brokerd.sock")).build();
+ * try (RecordsSubscription orders =
+ *         client.subscribe(SubscriptionRequest.builder("orders").partitions(8, EARLIEST).build())) {
+ *     while (running) {
+ *         try (RecordBatch batch = orders.poll(Duration.ofSeconds(1))) {
+ *             if (batch != null) {
+ *                 process(batch.root());
+ *             }
+ *         }
+ *     }
+ * }
+ * }</pre>
+ */
+@PublicEvolving
+public final class BrokerdClient {
+    private final Path socket;
+    private final Path segmentDir;
+    private final Duration heartbeatTimeout;
+    private final Duration requestTimeout;
+    private final Duration reconnectTimeout;
+
+    private BrokerdClient(Builder builder) {
+        this.socket = builder.socket;
+        this.segmentDir = builder.segmentDir;
+        this.heartbeatTimeout = builder.heartbeatTimeout;
+        this.requestTimeout = builder.requestTimeout;
+        this.reconnectTimeout = builder.reconnectTimeout;
+    }
+
+    public static Builder builder(Path socket) {
+        return new Builder(socket);
+    }
+
+    /**
+     * Subscribes and maps the subscription's segment.
+     *
+     * @throws BrokerdException when the daemon refuses (NOT_AUTHORIZED, UNKNOWN_TOPIC, ...)
+     * @throws IOException when the daemon cannot be reached
+     */
+    public RecordsSubscription subscribe(SubscriptionRequest request) throws IOException {
+        return new RecordsSubscription(this, request);
+    }
+
+    ControlConnection connect() throws IOException {
+        return ControlConnection.open(socket, heartbeatTimeout);
+    }
+
+    Path segmentDir() {
+        return segmentDir;
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    Duration reconnectTimeout() {
+        return reconnectTimeout;
+    }
+
+    /** Builds a client; {@link #build()} checks the settings. */
+    @PublicEvolving
+    public static final class Builder {
+        private final Path socket;
+        private Path segmentDir = Path.of("/dev/shm");
+        private Duration heartbeatTimeout = Duration.ofSeconds(10);
+        private Duration requestTimeout = Duration.ofSeconds(30);
+        private Duration reconnectTimeout = Duration.ofSeconds(60);
+
+        private Builder(Path socket) {
+            this.socket = Objects.requireNonNull(socket, "socket");
+        }
+
+        /** Where the daemon creates segments ({@code sluice.segment.dir}). */
+        public Builder segmentDir(Path dir) {
+            this.segmentDir = Objects.requireNonNull(dir);
+            return this;
+        }
+
+        /** How long the daemon may stay silent before the connection is given up. */
+        public Builder heartbeatTimeout(Duration timeout) {
+            this.heartbeatTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /** How long a SUBSCRIBE may wait for its answer (the daemon reads cluster metadata). */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /** How long a subscription keeps trying to come back after the daemon went away. */
+        public Builder reconnectTimeout(Duration timeout) {
+            this.reconnectTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        public BrokerdClient build() {
+            for (Duration d : new Duration[] {heartbeatTimeout, requestTimeout, reconnectTimeout}) {
+                if (d.isNegative() || d.isZero()) {
+                    throw new IllegalArgumentException("timeouts must be positive: " + d);
+                }
+            }
+            if (heartbeatTimeout.toMillis() < 40) {
+                throw new IllegalArgumentException(
+                        "heartbeat timeout " + heartbeatTimeout + ": at least 40 ms");
+            }
+            return new BrokerdClient(this);
+        }
+    }
+}

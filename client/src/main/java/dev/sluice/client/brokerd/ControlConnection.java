@@ -1,0 +1,216 @@
+package dev.sluice.client.brokerd;
+
+import dev.sluice.client.annotation.Internal;
+import dev.sluice.client.protocol.ControlCodec;
+import dev.sluice.client.protocol.ControlMessage;
+import dev.sluice.client.protocol.ErrorMessage;
+import dev.sluice.client.protocol.Frame;
+import dev.sluice.client.protocol.FrameReader;
+import dev.sluice.client.protocol.Heartbeat;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One control connection to the daemon: sends requests and matches their answers by request id,
+ * exchanges heartbeats, and closes itself when the daemon is silent past the timeout. One thread
+ * blocks reading frames; another sends heartbeats; neither spins.
+ */
+@Internal
+final class ControlConnection implements AutoCloseable {
+    private final SocketChannel channel;
+    private final long timeoutNanos;
+    private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong nextRequestId = new AtomicLong(1);
+    private final ScheduledExecutorService heartbeats;
+    private final Thread reader;
+    private volatile long lastReceivedNanos = System.nanoTime();
+    private volatile long lastSentNanos = System.nanoTime();
+    private volatile long peerTimeoutNanos;
+    private volatile IOException failure;
+    // An ERROR about a running subscription, which ends it.
+    private volatile ErrorMessage subscriptionError;
+
+    private static final long READER_DRAIN_MILLIS = 1000;
+
+    private ControlConnection(SocketChannel channel, Duration timeout) {
+        this.channel = channel;
+        this.reader = new Thread(this::readFrames, "sluice-brokerd-control");
+        reader.setDaemon(true);
+        this.timeoutNanos = timeout.toNanos();
+        this.heartbeats =
+                Executors.newSingleThreadScheduledExecutor(
+                        runnable -> {
+                            Thread thread = new Thread(runnable, "sluice-brokerd-heartbeat");
+                            thread.setDaemon(true);
+                            return thread;
+                        });
+    }
+
+    static ControlConnection open(Path socket, Duration timeout) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+        ControlConnection connection = new ControlConnection(channel, timeout);
+        connection.reader.start();
+        // The first heartbeat tells the daemon how soon this side gives up on a silent peer.
+        connection.send(new Heartbeat(System.nanoTime(), connection.timeoutNanos));
+        long period = Math.max(10, timeout.toMillis() / 20);
+        connection.heartbeats.scheduleWithFixedDelay(
+                connection::beat, period, period, TimeUnit.MILLISECONDS);
+        return connection;
+    }
+
+    /** Sends a request; the future completes with its answer, or with a BrokerdException. */
+    CompletableFuture<ControlMessage> request(ControlMessage message) throws IOException {
+        long id = nextRequestId.getAndIncrement();
+        CompletableFuture<ControlMessage> answer = new CompletableFuture<>();
+        pending.put(id, answer);
+        try {
+            write(new Frame(id, message));
+        } catch (IOException e) {
+            pending.remove(id);
+            throw e;
+        }
+        return answer;
+    }
+
+    /** Sends a message nothing answers but a refusal, which ends up in {@link #failure()}. */
+    void send(ControlMessage message) throws IOException {
+        write(new Frame(nextRequestId.getAndIncrement(), message));
+    }
+
+    boolean isOpen() {
+        return failure == null;
+    }
+
+    /** Why the connection ended; null while it is open. */
+    IOException failure() {
+        return failure;
+    }
+
+    /** The ERROR that ended a subscription of this connection, if one came. */
+    ErrorMessage subscriptionError() {
+        return subscriptionError;
+    }
+
+    private void write(Frame frame) throws IOException {
+        try {
+            writeLocked(frame);
+        } catch (IOException e) {
+            // A daemon that refuses a peer answers, then closes at once: the write may fail first,
+            // while its reason waits in the receive buffer. Let the reader thread get to it.
+            try {
+                reader.join(READER_DRAIN_MILLIS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            IOException reason = failure;
+            if (reason instanceof BrokerdException) {
+                throw reason;
+            }
+            fail(e);
+            throw e;
+        }
+    }
+
+    private synchronized void writeLocked(Frame frame) throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
+        ByteBuffer bytes = ByteBuffer.wrap(ControlCodec.encode(frame));
+        while (bytes.hasRemaining()) {
+            channel.write(bytes);
+        }
+        lastSentNanos = System.nanoTime();
+    }
+
+    private void readFrames() {
+        FrameReader frames = new FrameReader(channel);
+        try {
+            for (Frame frame; (frame = frames.read()) != null; ) {
+                lastReceivedNanos = System.nanoTime();
+                dispatch(frame);
+            }
+            fail(new IOException("the daemon closed the connection"));
+        } catch (IOException e) {
+            fail(e);
+        }
+    }
+
+    private void dispatch(Frame frame) {
+        ControlMessage message = frame.message();
+        if (message instanceof Heartbeat heartbeat) {
+            peerTimeoutNanos = heartbeat.timeoutNs();
+            return;
+        }
+        CompletableFuture<ControlMessage> answer = pending.remove(frame.requestId());
+        if (message instanceof ErrorMessage error) {
+            BrokerdException exception = new BrokerdException(error.code(), error.message());
+            if (answer != null) {
+                answer.completeExceptionally(exception);
+            } else if (error.subscriptionId() != 0) {
+                subscriptionError = error;
+            } else {
+                fail(exception);
+            }
+        } else if (answer != null) {
+            answer.complete(message);
+        }
+    }
+
+    private void beat() {
+        long now = System.nanoTime();
+        if (now - lastReceivedNanos > timeoutNanos) {
+            fail(
+                    new IOException(
+                            "the daemon sent nothing for "
+                                    + Duration.ofNanos(now - lastReceivedNanos).toMillis()
+                                    + " ms"));
+            return;
+        }
+        long peerTimeout = peerTimeoutNanos;
+        if (peerTimeout > 0 && now - lastSentNanos >= peerTimeout / 4) {
+            try {
+                send(new Heartbeat(now, timeoutNanos));
+            } catch (IOException e) {
+                fail(e);
+            }
+        }
+    }
+
+    private synchronized void fail(IOException cause) {
+        if (failure != null) {
+            return;
+        }
+        failure = cause;
+        pending.values().forEach(answer -> answer.completeExceptionally(cause));
+        pending.clear();
+        heartbeats.shutdown();
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Closing a socket that failed: nothing more to learn from it.
+        }
+    }
+
+    @Override
+    public void close() {
+        fail(new IOException("closed"));
+    }
+}

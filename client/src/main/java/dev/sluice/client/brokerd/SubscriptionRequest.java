@@ -1,0 +1,146 @@
+package dev.sluice.client.brokerd;
+
+import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.Mode;
+import dev.sluice.client.protocol.PartitionStart;
+import dev.sluice.client.protocol.StartPosition;
+import dev.sluice.client.protocol.Subscribe;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a subscription asks the daemon for: a topic's records, from explicit partitions or from
+ * those whose leader is the daemon's broker, each starting at its own position.
+ */
+@PublicEvolving
+public final class SubscriptionRequest {
+    private final String topic;
+    private final boolean localLeaders;
+    private final Map<Integer, PartitionStart> partitions;
+    private final StartPosition defaultStart;
+    private final String groupId;
+    private final int slotCount;
+    private final long slotSize;
+
+    private SubscriptionRequest(Builder builder) {
+        this.topic = builder.topic;
+        this.localLeaders = builder.localLeaders;
+        this.partitions = Map.copyOf(builder.partitions);
+        this.defaultStart = builder.defaultStart;
+        this.groupId = builder.groupId;
+        this.slotCount = builder.slotCount;
+        this.slotSize = builder.slotSize;
+    }
+
+    public static Builder builder(String topic) {
+        return new Builder(topic);
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    /**
+     * The SUBSCRIBE that resumes after {@code positions} (partition → next offset): those
+     * partitions start there, the others where this request said.
+     */
+    Subscribe toSubscribe(Map<Integer, Long> positions) {
+        Map<Integer, PartitionStart> starts = new LinkedHashMap<>(partitions);
+        positions.forEach(
+                (partition, next) -> starts.put(partition, PartitionStart.at(partition, next)));
+        List<PartitionStart> entries = new ArrayList<>(starts.values());
+        entries.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+        return new Subscribe(
+                slotCount,
+                localLeaders,
+                slotSize,
+                0,
+                Mode.RECORDS,
+                defaultStart,
+                entries,
+                topic,
+                groupId,
+                "");
+    }
+
+    /** Builds a request; {@link #build()} checks it. */
+    @PublicEvolving
+    public static final class Builder {
+        private final String topic;
+        private boolean localLeaders;
+        private final Map<Integer, PartitionStart> partitions = new LinkedHashMap<>();
+        private StartPosition defaultStart = StartPosition.EARLIEST;
+        private String groupId = "";
+        private int slotCount = 64;
+        private long slotSize = 1 << 20;
+
+        private Builder(String topic) {
+            this.topic = Objects.requireNonNull(topic, "topic");
+        }
+
+        /** Reads {@code partition} from {@code start}. */
+        public Builder partition(PartitionStart start) {
+            partitions.put(start.partition(), start);
+            return this;
+        }
+
+        /** Reads partitions 0 to {@code count - 1}, each from {@code start} (not OFFSET). */
+        public Builder partitions(int count, StartPosition start) {
+            for (int p = 0; p < count; p++) {
+                partition(
+                        start == StartPosition.LATEST
+                                ? PartitionStart.latest(p)
+                                : PartitionStart.earliest(p));
+            }
+            return this;
+        }
+
+        /**
+         * Lets the daemon pick the partitions its broker leads; {@link #partition} gives starts.
+         */
+        public Builder localLeaders() {
+            this.localLeaders = true;
+            return this;
+        }
+
+        /** Where a partition starts that has no start of its own and no committed offset. */
+        public Builder defaultStart(StartPosition start) {
+            this.defaultStart = Objects.requireNonNull(start);
+            return this;
+        }
+
+        /** A consumer group: its committed offsets are starts, and commits go to it. */
+        public Builder groupId(String groupId) {
+            this.groupId = Objects.requireNonNull(groupId);
+            return this;
+        }
+
+        /** The segment: {@code count} slots of {@code size} bytes; one object fits a slot. */
+        public Builder slots(int count, long size) {
+            this.slotCount = count;
+            this.slotSize = size;
+            return this;
+        }
+
+        public SubscriptionRequest build() {
+            if (topic.isEmpty()) {
+                throw new IllegalArgumentException("topic: empty");
+            }
+            if (!localLeaders && partitions.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "partitions: none given; name some, or ask for localLeaders()");
+            }
+            if (slotCount < 1 || slotCount > 65536) {
+                throw new IllegalArgumentException("slot count " + slotCount + ": 1 to 65536");
+            }
+            if (slotSize < 256 || slotSize % 64 != 0 || slotSize > (1L << 31) - 64) {
+                throw new IllegalArgumentException(
+                        "slot size " + slotSize + ": a multiple of 64 from 256 to 2^31 - 64");
+            }
+            return new SubscriptionRequest(this);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+package dev.sluice.client.brokerd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.client.protocol.ErrorCode;
+import dev.sluice.client.protocol.StartPosition;
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.KafkaBrokerExtension;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real path of issue 4: records written to the real broker by the Java producer and by kcat,
+ * consumed by the real {@code sluice-brokerd} in a child process, read by {@link BrokerdClient}
+ * from shared memory.
+ */
+class BrokerdClientIT {
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    private static final int PARTITIONS = 8;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir Path dir;
+
+    private final List<BrokerdProcess> daemons = new ArrayList<>();
+
+    @AfterEach
+    void stopDaemons() throws InterruptedException {
+        for (BrokerdProcess daemon : daemons) {
+            daemon.close();
+        }
+    }
+
+    private BrokerdProcess daemon(Map<String, String> settings) throws IOException {
+        BrokerdProcess daemon =
+                BrokerdProcess.start(
+                        BrokerdProcess.defaultBinary(),
+                        KAFKA.bootstrapServers(),
+                        dir.resolve("brokerd.sock"),
+                        settings);
+        daemons.add(daemon);
+        return daemon;
+    }
+
+    private static BrokerdClient client(BrokerdProcess daemon) {
+        return BrokerdClient.builder(daemon.socket()).reconnectTimeout(WAIT).build();
+    }
+
+    private static void produce(String topic, int from, int to) throws Exception {
+        produce(topic, from, to, PARTITIONS);
+    }
+
+    private static void produce(String topic, int from, int to, int partitions) throws Exception {
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = from; i < to; i++) {
+                ProducerRecord<byte[], byte[]> record =
+                        new ProducerRecord<>(
+                                topic, i % partitions, bytes("k" + i), bytes("value-" + i));
+                record.headers().add("n", bytes(Integer.toString(i)));
+                producer.send(record);
+            }
+            producer.flush();
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Reads until {@code count} records came; checks per-partition order as it goes. */
+    private static List<String> read(RecordsSubscription subscription, int count)
+            throws IOException {
+        List<String> values = new ArrayList<>();
+        Map<Integer, Long> next = new HashMap<>();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (values.size() < count && System.nanoTime() < deadline) {
+            try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                if (batch == null) {
+                    continue;
+                }
+                for (int row = 0; row < batch.rowCount(); row++) {
+                    int partition = batch.partition(row);
+                    long offset = batch.offset(row);
+                    assertThat(offset)
+                            .as("partition %d in order, nothing twice", partition)
+                            .isGreaterThanOrEqualTo(next.getOrDefault(partition, 0L));
+                    next.put(partition, offset + 1);
+                    values.add(text(batch.value(row)));
+                }
+            }
+        }
+        return values;
+    }
+
+    private static List<String> expected(int from, int to) {
+        return Stream.iterate(from, i -> i < to, i -> i + 1).map(i -> "value-" + i).toList();
+    }
+
+    @Test
+    void everyRecordOfTheJavaProducerArrivesOnceWithKeysAndHeaders() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        produce(topic, 0, 2000);
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                        .slots(8, 64 * 1024)
+                                        .build())) {
+            assertThat(subscription.partitions()).hasSize(PARTITIONS);
+            List<String> values = new ArrayList<>();
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (values.size() < 2000 && System.nanoTime() < deadline) {
+                try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                    for (int row = 0; batch != null && row < batch.rowCount(); row++) {
+                        String value = text(batch.value(row));
+                        String n = value.substring("value-".length());
+                        assertThat(text(batch.key(row))).isEqualTo("k" + n);
+                        assertThat(batch.headers(row))
+                                .singleElement()
+                                .satisfies(
+                                        h -> {
+                                            assertThat(h.key()).isEqualTo("n");
+                                            assertThat(text(h.value())).isEqualTo(n);
+                                        });
+                        assertThat(batch.partition(row))
+                                .isEqualTo(Integer.parseInt(n) % PARTITIONS);
+                        values.add(value);
+                    }
+                }
+            }
+            assertThat(values).containsExactlyInAnyOrderElementsOf(expected(0, 2000));
+            assertThat(subscription.positions().values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(2000);
+        }
+    }
+
+    @Test
+    void recordsWrittenByKcatArrive() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        Path input = dir.resolve("kcat.in");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            lines.add("key-" + i + ":value-" + i);
+        }
+        Files.write(input, lines);
+        Process kcat =
+                new ProcessBuilder(
+                                "kcat",
+                                "-P",
+                                "-b",
+                                KAFKA.bootstrapServers(),
+                                "-t",
+                                topic,
+                                "-K:",
+                                "-X",
+                                "acks=all")
+                        .redirectInput(input.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("kcat.out").toFile())
+                        .start();
+        assertThat(kcat.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(kcat.exitValue()).as(Files.readString(dir.resolve("kcat.out"))).isZero();
+
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                        .build())) {
+            assertThat(read(subscription, 500))
+                    .containsExactlyInAnyOrderElementsOf(expected(0, 500));
+        }
+    }
+
+    @Test
+    void aSigkilledDaemonLosesNothingAndRepeatsNothingForAReconnectingReader() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        produce(topic, 0, 1000);
+        BrokerdProcess daemon = daemon(Map.of("sluice.liveness.timeout.ms", "1000"));
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                        .slots(4, 4096)
+                                        .build())) {
+            List<String> values = read(subscription, 300);
+            daemon.kill();
+            produce(topic, 1000, 2000);
+            daemon.restart();
+            values.addAll(read(subscription, 2000 - values.size()));
+            assertThat(values).containsExactlyInAnyOrderElementsOf(expected(0, 2000));
+            assertThat(subscription.resubscriptions()).isGreaterThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void aStoppedDaemonCommitsWhatWasProcessedAndTheReaderResumes() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        produce(topic, 0, 800);
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                        .groupId("resume-group")
+                                        .slots(4, 4096)
+                                        .build())) {
+            List<String> values = read(subscription, 200);
+            subscription.commitProcessed();
+            assertThat(daemon.stop()).isZero();
+            daemon.restart();
+            values.addAll(read(subscription, 800 - values.size()));
+            assertThat(values).containsExactlyInAnyOrderElementsOf(expected(0, 800));
+        }
+    }
+
+    @Test
+    void aReaderKilledWhileHoldingSlotsLeavesTheOthersRunning() throws Exception {
+        String topic = KAFKA.createTopic(2);
+        produce(topic, 0, 200, 2);
+        BrokerdProcess daemon = daemon(Map.of("sluice.liveness.timeout.ms", "1000"));
+        Process holder =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                HoldingReader.class.getName(),
+                                daemon.socket().toString(),
+                                topic,
+                                "0")
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+        try (RecordsSubscription other =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partition(
+                                                dev.sluice.client.protocol.PartitionStart.earliest(
+                                                        1))
+                                        .slots(2, 4096)
+                                        .build())) {
+            String said =
+                    new BufferedReader(
+                                    new InputStreamReader(
+                                            holder.getInputStream(), StandardCharsets.UTF_8))
+                            .readLine();
+            assertThat(said).startsWith("holding [0]");
+            holder.destroyForcibly().waitFor();
+
+            produce(topic, 200, 400, 2);
+            List<String> values = read(other, 200);
+            assertThat(values)
+                    .containsExactlyInAnyOrderElementsOf(
+                            Stream.iterate(1, i -> i < 400, i -> i + 2)
+                                    .map(i -> "value-" + i)
+                                    .toList());
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!Files.readString(daemon.logFile()).contains("pid=" + holder.pid() + " reason=")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20); // the daemon's log is a file: nothing announces a new line
+            }
+            assertThat(Files.readString(daemon.logFile()))
+                    .contains("event=peer_disconnected pid=" + holder.pid());
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aPeerWhoseUidIsNotAllowedIsRefused() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        int otherUid = (Integer) Files.getAttribute(dir, "unix:uid") + 4242;
+        BrokerdProcess daemon = daemon(Map.of("sluice.allowed.uids", Integer.toString(otherUid)));
+        assertThatThrownBy(
+                        () ->
+                                client(daemon)
+                                        .subscribe(
+                                                SubscriptionRequest.builder(topic)
+                                                        .partitions(1, StartPosition.EARLIEST)
+                                                        .build()))
+                .isInstanceOfSatisfying(
+                        BrokerdException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_AUTHORIZED));
+        try (Stream<Path> segments = Files.list(Path.of("/dev/shm"))) {
+            assertThat(
+                            segments.filter(
+                                    p ->
+                                            p.getFileName()
+                                                    .toString()
+                                                    .startsWith(
+                                                            "sluice-brokerd."
+                                                                    + daemon.pid()
+                                                                    + ".")))
+                    .as("nothing was created")
+                    .isEmpty();
+        }
+    }
+
+    @Test
+    void anUnknownTopicIsRefused() throws Exception {
+        BrokerdProcess daemon = daemon(Map.of());
+        assertThatThrownBy(
+                        () ->
+                                client(daemon)
+                                        .subscribe(
+                                                SubscriptionRequest.builder("no-such-topic")
+                                                        .partitions(1, StartPosition.EARLIEST)
+                                                        .build()))
+                .isInstanceOfSatisfying(
+                        BrokerdException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_TOPIC));
+    }
+
+    @Test
+    void aRecordLargerThanASlotEndsTheSubscriptionWithAClearError() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        Properties props = KAFKA.broker().clientProperties();
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(topic, 0, null, new byte[10_000])).get();
+        }
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(1, StartPosition.EARLIEST)
+                                        .slots(4, 4096)
+                                        .build())) {
+            assertThatThrownBy(
+                            () -> {
+                                long deadline = System.nanoTime() + WAIT.toNanos();
+                                while (System.nanoTime() < deadline) {
+                                    assertThat(subscription.poll(Duration.ofMillis(200))).isNull();
+                                }
+                            })
+                    .isInstanceOfSatisfying(
+                            BrokerdException.class,
+                            e -> {
+                                assertThat(e.code()).isEqualTo(ErrorCode.RECORD_TOO_LARGE);
+                                assertThat(e).hasMessageContaining(topic + " [0] at offset 0");
+                            });
+        }
+    }
+}
