@@ -63,6 +63,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
       "sluice.socket=/run/a.sock\n"
       "sluice.allowed.uids=1000,1001\n"
       "sluice.gap.timeout.ms=250\n"
+      "sluice.pause.after.ms=0\n"
       "sluice.metrics.listen=[::1]:9500\n";
   auto config = Parse({"--config", "/etc/sluice.conf", "--socket", "/run/b.sock", "-X",
                        "security.protocol=SASL_SSL"});
@@ -73,6 +74,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
   EXPECT_EQ(config->kafka.size(), 2u) << "keys are trimmed, so the file's two lines are one key";
   EXPECT_EQ(config->allowed_uids, (std::vector<uid_t>{1000, 1001}));
   EXPECT_EQ(config->gap_timeout, 250ms);
+  EXPECT_EQ(config->pause_after, 0ms);
   EXPECT_EQ(config->metrics.host, "::1");
   EXPECT_EQ(config->metrics.port, 9500);
 }

@@ -4,7 +4,8 @@
 //   sluice-kafka-tool consume --bootstrap-servers B --topic T --count N [--timeout-ms MS]
 //                             [--digest fnv|sum64] [-X k=v]...
 //
-// Prints one line, "records=N bytes=B seconds=S cpu_s=C checksum=C". The checksum is the sum
+// Prints one line, "records=N bytes=B seconds=S window_s=W cpu_s=C checksum=C", W being the
+// consumer's time from its first record to its last (0 for produce). The checksum is the sum
 // (mod 2^64) of a digest of every value, so it does not depend on the order in which partitions
 // interleave, and a client in another language can compare what it saw: FNV-1a by default;
 // sum64, the sum of the value's little-endian 8-byte words then of its tail bytes (signed), is
@@ -57,6 +58,10 @@ struct Totals {
   uint64_t bytes = 0;
   uint64_t checksum = 0;
   bool sum64 = false;
+  // Consumer only: from the first record received to the last, the steady state without
+  // connecting and fetching metadata.
+  Clock::time_point first_at{};
+  Clock::time_point last_at{};
 
   void Add(std::span<const uint8_t> value) {
     checksum += sum64 ? Sum64(value) : Fnv(value);
@@ -259,8 +264,10 @@ Totals Consume(const Options& options) {
     if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       throw std::runtime_error(std::string("consume: ") + rd_kafka_message_errstr(message));
     }
+    if (totals.records == 0) totals.first_at = Clock::now();
     totals.Add({static_cast<const uint8_t*>(message->payload), message->len});
   }
+  totals.last_at = Clock::now();
   rd_kafka_consumer_close(consumer.get());
   return totals;
 }
@@ -279,9 +286,10 @@ int main(int argc, char** argv) {
     const std::chrono::duration<double> elapsed = Clock::now() - start;
     timespec cpu{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-    std::printf("records=%llu bytes=%llu seconds=%.6f cpu_s=%.6f checksum=%llu\n",
+    const std::chrono::duration<double> window = totals.last_at - totals.first_at;
+    std::printf("records=%llu bytes=%llu seconds=%.6f window_s=%.6f cpu_s=%.6f checksum=%llu\n",
                 static_cast<unsigned long long>(totals.records),
-                static_cast<unsigned long long>(totals.bytes), elapsed.count(),
+                static_cast<unsigned long long>(totals.bytes), elapsed.count(), window.count(),
                 static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9,
                 static_cast<unsigned long long>(totals.checksum));
     return 0;

@@ -348,6 +348,7 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   plan.segment_name =
       std::string(kSegmentPrefix) + std::to_string(::getpid()) + "." + std::to_string(plan.id);
   plan.liveness_timeout = config_.liveness_timeout;
+  plan.pause_after = config_.pause_after;
   if (request.mode == protocol::Mode::kChunkStreams) {
     plan.kind = ObjectKind::kChunks;
     plan.sequencing.window_bytes = request.reorder_window_bytes != 0 ? request.reorder_window_bytes

@@ -111,6 +111,10 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     if (!bytes.ok()) return bytes.status();
     if (*bytes == 0) return Bad(key, value, "must be positive");
     config.reorder_window_bytes = *bytes;
+  } else if (key == "sluice.pause.after.ms") {
+    Result<std::chrono::milliseconds> ms = Millis(key, value, 0);
+    if (!ms.ok()) return ms.status();
+    config.pause_after = *ms;
   } else if (key == "sluice.gap.timeout.ms") {
     Result<std::chrono::milliseconds> ms = Millis(key, value, 1);
     if (!ms.ok()) return ms.status();

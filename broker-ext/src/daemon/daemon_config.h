@@ -37,8 +37,11 @@ struct DaemonConfig {
   std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
   uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
   std::chrono::milliseconds gap_timeout{30000};      // sluice.gap.timeout.ms
-  std::optional<std::string> dead_letter_topic;      // sluice.dead.letter.topic
-  std::optional<int32_t> broker_id;                  // sluice.broker.id: which partitions are local
+  // How long every slot may stay held before the partitions are paused; until then librdkafka's
+  // bounded prefetch queue absorbs the stall, since a resume costs a refetch.
+  std::chrono::milliseconds pause_after{100};    // sluice.pause.after.ms
+  std::optional<std::string> dead_letter_topic;  // sluice.dead.letter.topic
+  std::optional<int32_t> broker_id;              // sluice.broker.id: which partitions are local
   // librdkafka properties in the order given; bootstrap.servers is among them.
   std::vector<std::pair<std::string, std::string>> kafka;
 };

@@ -55,8 +55,10 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
                                                     plan.sequencing);
     source = s.sequencer_.get();
   }
+  ObjectPump::Options pump_options;
+  pump_options.pause_after = plan.pause_after;
   s.pump_ = std::make_unique<ObjectPump>(*source, *s.writer_, plan.kind, s.tracker_, *s.pauses_,
-                                         ObjectPump::Options{});
+                                         pump_options);
   SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, s.queue_));
   subscription->thread_ = std::thread([raw = subscription.get()] { raw->Run(); });
   return subscription;

@@ -39,6 +39,7 @@ struct SubscriptionPlan {
   std::string segment_name;
   std::chrono::milliseconds liveness_timeout{5000};
   ObjectKind kind = ObjectKind::kRecords;
+  std::chrono::milliseconds pause_after{100};
   // CHUNK_STREAMS only:
   ChunkSequencer::Options sequencing;
   std::optional<std::string> dead_letter_topic;

@@ -105,15 +105,20 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
 Status ObjectPump::Flush(Clock::time_point deadline) {
   Result<SlotBuffer> slot = writer_.Acquire(std::chrono::nanoseconds(0));
   if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) {
-    // Readers hold every slot: stop fetching until they release one.
-    if (!paused()) ++stats_.pauses;
-    SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(true));
-    const auto wait = std::min<Clock::duration>(options_.poll_timeout, deadline - Clock::now());
+    // Readers hold every slot. A long stall stops fetching until they release one.
+    const Clock::time_point now = Clock::now();
+    if (!full_since_.has_value()) full_since_ = now;
+    if (!paused() && now - *full_since_ >= options_.pause_after) {
+      ++stats_.pauses;
+      SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(true));
+    }
+    const auto wait = std::min<Clock::duration>(options_.poll_timeout, deadline - now);
     slot = writer_.Acquire(std::max<Clock::duration>(wait, Clock::duration::zero()));
-    // Still full: the caller polls the source, then comes back, or its time is up.
+    // Still full: the caller comes back, or its time is up.
     if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) return Status::OK();
   }
   if (!slot.ok()) return slot.status();
+  full_since_.reset();
   SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(false));
 
   Result<EncodedObject> object = chunks_ ? chunk_rows_.Finish(slot->data, slot->capacity)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ class ObjectPump {
     std::chrono::milliseconds linger{2};
     // The longest a single poll of the source blocks.
     std::chrono::milliseconds poll_timeout{50};
+    // How long the readers may hold every slot before the partitions are paused. Until then
+    // nothing is taken from librdkafka, whose prefetch queue is bounded and stops fetching when
+    // full; a pause is for longer stalls, since resuming costs a refetch.
+    std::chrono::milliseconds pause_after{100};
   };
 
   // Everything passed in outlives the pump; `kind` is the segment's.
@@ -83,6 +88,7 @@ class ObjectPump {
   std::deque<std::vector<RecordHeader>> headers_;
   uint64_t pending_bytes_ = 0;
   Clock::time_point first_pending_at_;
+  std::optional<Clock::time_point> full_since_;  // when every slot became held
   // Ready, but not yet in an object, because the object being built had no room for them.
   std::deque<ReadyMessage> waiting_;
   PumpStats stats_;
