@@ -1,6 +1,7 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.Mode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +52,18 @@ public final class BrokerdClient {
      * @throws IOException when the daemon cannot be reached
      */
     public RecordsSubscription subscribe(SubscriptionRequest request) throws IOException {
+        if (request.mode() != Mode.RECORDS) {
+            throw new IllegalArgumentException("a chunkStreams() request: use subscribeChunks");
+        }
         return new RecordsSubscription(this, request);
+    }
+
+    /** Subscribes in CHUNK_STREAMS mode; see {@link ChunkSubscription}. */
+    public ChunkSubscription subscribeChunks(SubscriptionRequest request) throws IOException {
+        if (request.mode() != Mode.CHUNK_STREAMS) {
+            throw new IllegalArgumentException("not a chunkStreams() request: use subscribe");
+        }
+        return new ChunkSubscription(this, request);
     }
 
     ControlConnection connect() throws IOException {

@@ -3,7 +3,6 @@ package dev.sluice.client.brokerd;
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.segment.RecordHeader;
 import dev.sluice.client.segment.SegmentObject;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,34 +16,22 @@ import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 
 /**
- * One object of a RECORDS subscription: Kafka records in shared memory, read in place. Valid until
- * closed; closing releases its slot, which is the backpressure the daemon waits on, and moves the
- * subscription's positions past its records.
+ * One object of a RECORDS subscription: Kafka records in shared memory, read in place. Closing it
+ * releases its slot and moves the subscription's positions past its records.
  */
 @PublicEvolving
-public final class RecordBatch implements AutoCloseable {
-    private final RecordsSubscription subscription;
-    private final SegmentObject object;
-    private final VectorSchemaRoot root;
+public final class RecordBatch extends SegmentBatch {
     private final IntVector partitions;
     private final BigIntVector offsets;
-    private boolean closed;
 
     RecordBatch(RecordsSubscription subscription, SegmentObject object, VectorSchemaRoot root) {
-        this.subscription = subscription;
-        this.object = object;
-        this.root = root;
-        this.partitions = (IntVector) root.getVector("partition");
-        this.offsets = (BigIntVector) root.getVector("offset");
-    }
-
-    /** The batch as Arrow vectors over shared memory: zero-copy, valid until {@link #close()}. */
-    public VectorSchemaRoot root() {
-        return root;
+        super(subscription, object, root);
+        this.partitions = (IntVector) root().getVector("partition");
+        this.offsets = (BigIntVector) root().getVector("offset");
     }
 
     public int rowCount() {
-        return root.getRowCount();
+        return root().getRowCount();
     }
 
     public int partition(int row) {
@@ -56,21 +43,21 @@ public final class RecordBatch implements AutoCloseable {
     }
 
     public long timestampMs(int row) {
-        return ((TimeStampMilliTZVector) root.getVector("timestamp")).get(row);
+        return ((TimeStampMilliTZVector) root().getVector("timestamp")).get(row);
     }
 
     /** A copy of the key, or null. */
     public byte[] key(int row) {
-        return ((VarBinaryVector) root.getVector("key")).getObject(row);
+        return ((VarBinaryVector) root().getVector("key")).getObject(row);
     }
 
     /** A copy of the value, or null; {@link #root()} reads it in place. */
     public byte[] value(int row) {
-        return ((VarBinaryVector) root.getVector("value")).getObject(row);
+        return ((VarBinaryVector) root().getVector("value")).getObject(row);
     }
 
     public List<RecordHeader> headers(int row) {
-        ListVector list = (ListVector) root.getVector("headers");
+        ListVector list = (ListVector) root().getVector("headers");
         StructVector entries = (StructVector) list.getDataVector();
         VarCharVector keys = (VarCharVector) entries.getChild("key");
         VarBinaryVector values = (VarBinaryVector) entries.getChild("value");
@@ -81,24 +68,5 @@ public final class RecordBatch implements AutoCloseable {
                             new String(keys.get(i), StandardCharsets.UTF_8), values.get(i)));
         }
         return headers;
-    }
-
-    /** The segment's id of this object, as RELEASE counts them. */
-    long objectId() {
-        return object.objectId();
-    }
-
-    boolean isClosed() {
-        return closed;
-    }
-
-    @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        subscription.released(this);
-        object.release();
     }
 }

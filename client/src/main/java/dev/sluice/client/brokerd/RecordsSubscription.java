@@ -1,28 +1,11 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
-import dev.sluice.client.protocol.Close;
-import dev.sluice.client.protocol.ControlMessage;
-import dev.sluice.client.protocol.ErrorCode;
-import dev.sluice.client.protocol.ErrorMessage;
-import dev.sluice.client.protocol.Release;
-import dev.sluice.client.protocol.Subscribed;
-import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
-import dev.sluice.client.segment.SegmentReader;
-import dev.sluice.client.segment.WriterDeadException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * A RECORDS subscription: the records of its partitions, in per-partition offset order, as {@link
@@ -32,80 +15,21 @@ import org.apache.arrow.memory.RootAllocator;
  * every batch closed so far. When the daemon goes away (SIGTERM, SIGKILL, a lost connection) it
  * first hands out what is still published in the old segment, which stays mapped, then connects
  * again, with backoff, and subscribes with those offsets as explicit starts. So a reader sees every
- * record once, across any number of daemon restarts, as long as it closes each batch it processed
- * and nothing else moves its offsets. An error that would come again (an unknown topic, a record
- * larger than a slot) ends the subscription instead, with a {@link BrokerdException}.
+ * record once, across any number of daemon restarts, as long as it closes each batch it processed.
+ * While the daemon is away, {@link #poll} waits for it up to the client's reconnect timeout. An
+ * error that would come again (an unknown topic, a record larger than a slot) ends the subscription
+ * instead, with a {@link BrokerdException}.
  *
  * <p>Not thread-safe: one thread polls and closes batches, one batch at a time (the batch's vectors
  * are reused by the next one).
  */
 @PublicEvolving
-public final class RecordsSubscription implements AutoCloseable {
-    private final BrokerdClient client;
-    private final SubscriptionRequest request;
-    private final BufferAllocator allocator = new RootAllocator();
+public final class RecordsSubscription extends SegmentSubscription<RecordBatch> {
     private final Map<Integer, Long> positions = new HashMap<>();
-    private ControlConnection connection;
-    private long subscriptionId;
-    private List<Integer> assigned;
-    private SegmentReader reader;
-    private ArrowBatchReader batches;
-    private RecordBatch current;
-    // RELEASE carries a watermark: every object up to it was processed.
-    private long processedThrough = -1;
-    private final TreeSet<Long> processedAhead = new TreeSet<>();
-    private int resubscriptions;
-    private boolean closed;
 
     RecordsSubscription(BrokerdClient client, SubscriptionRequest request) throws IOException {
-        this.client = client;
-        this.request = request;
-        subscribe(false);
-    }
-
-    /**
-     * The next batch, waiting up to {@code timeout}; null if none came. Close the previous batch
-     * first.
-     *
-     * @throws BrokerdException when the daemon ended the subscription for good
-     */
-    public RecordBatch poll(Duration timeout) throws IOException {
-        if (closed) {
-            throw new IllegalStateException("the subscription is closed");
-        }
-        if (current != null && !current.isClosed()) {
-            throw new IllegalStateException(
-                    "close the previous batch first: its vectors are reused");
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            SegmentObject object;
-            // A dead connection means the segment will get no more objects: take what is there
-            // without waiting, then resubscribe.
-            boolean connected = connection.isOpen() && connection.subscriptionError() == null;
-            long wait = connected ? Math.max(0, deadline - System.nanoTime()) : 0;
-            try {
-                object = reader.poll(Duration.ofNanos(wait));
-            } catch (WriterDeadException e) {
-                object = null;
-                connected = false;
-            }
-            if (object != null) {
-                current = new RecordBatch(this, object, batches.load(object));
-                return current;
-            }
-            if (connected && !reader.isEndOfStream()) {
-                return null;
-            }
-            ErrorMessage error = connection.subscriptionError();
-            if (error != null && !resumable(error.code())) {
-                throw new BrokerdException(error.code(), error.message());
-            }
-            resubscribe();
-            if (System.nanoTime() >= deadline) {
-                return null;
-            }
-        }
+        super(client, request);
+        start();
     }
 
     /** Per partition, the offset after the last record of the batches closed so far. */
@@ -113,132 +37,20 @@ public final class RecordsSubscription implements AutoCloseable {
         return Map.copyOf(positions);
     }
 
-    /** The partitions the daemon serves this subscription. */
-    public List<Integer> partitions() {
-        return assigned;
-    }
-
-    /** How many times the subscription was renewed after the daemon went away. */
-    public int resubscriptions() {
-        return resubscriptions;
-    }
-
-    /**
-     * Tells the daemon every batch closed so far is processed: with a consumer group, it commits
-     * their offsets.
-     */
-    public void commitProcessed() throws IOException {
-        if (processedThrough >= 0 && connection.isOpen()) {
-            connection.send(new Release(subscriptionId, processedThrough));
-        }
-    }
-
-    void released(RecordBatch batch) {
-        for (int row = 0; row < batch.rowCount(); row++) {
-            positions.put(batch.partition(row), batch.offset(row) + 1);
-        }
-        long id = batch.objectId();
-        if (id == processedThrough + 1) {
-            processedThrough = id;
-            while (!processedAhead.isEmpty() && processedAhead.first() == processedThrough + 1) {
-                processedThrough = processedAhead.pollFirst();
-            }
-        } else {
-            processedAhead.add(id);
-        }
-    }
-
-    private static boolean resumable(ErrorCode code) {
-        return code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.INTERNAL;
-    }
-
-    private void subscribe(boolean resuming) throws IOException {
-        ControlConnection opened = client.connect();
-        try {
-            ControlMessage answer =
-                    opened.request(request.toSubscribe(positions))
-                            .get(client.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            Subscribed subscribed = (Subscribed) answer;
-            SegmentReader segment =
-                    SegmentReader.open(client.segmentDir().resolve(subscribed.segmentName()));
-            if (reader != null) {
-                reader.close();
-                batches.close();
-            }
-            connection = opened;
-            subscriptionId = subscribed.subscriptionId();
-            assigned = List.copyOf(subscribed.partitions());
-            reader = segment;
-            batches = new ArrowBatchReader(reader.schema(), allocator);
-            processedThrough = -1;
-            processedAhead.clear();
-            if (resuming) {
-                resubscriptions++;
-            }
-        } catch (ExecutionException e) {
-            opened.close();
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            opened.close();
-            throw new IOException("no answer to SUBSCRIBE in " + client.requestTimeout(), e);
-        } catch (InterruptedException e) {
-            opened.close();
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while subscribing");
-        } catch (IOException | RuntimeException e) {
-            opened.close();
-            throw e;
-        }
-    }
-
-    private void resubscribe() throws IOException {
-        connection.close();
-        long deadline = System.nanoTime() + client.reconnectTimeout().toNanos();
-        long backoffMillis = 10;
-        while (true) {
-            try {
-                subscribe(true);
-                return;
-            } catch (BrokerdException e) {
-                if (!resumable(e.code()) || System.nanoTime() > deadline) {
-                    throw e;
-                }
-            } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(
-                            "the daemon did not come back within " + client.reconnectTimeout(), e);
-                }
-            }
-            try {
-                // Waiting for a daemon to restart: nothing to wake on but time.
-                Thread.sleep(backoffMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while resubscribing");
-            }
-            backoffMillis = Math.min(1000, backoffMillis * 2);
-        }
+    @Override
+    RecordBatch wrap(SegmentObject object, VectorSchemaRoot root) {
+        return new RecordBatch(this, object, root);
     }
 
     @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            if (current != null) {
-                current.close();
-            }
-            if (connection.isOpen()) {
-                commitProcessed();
-                connection.send(new Close(subscriptionId));
-            }
-        } finally {
-            connection.close();
-            reader.close();
-            batches.close();
-            allocator.close();
+    Map<Integer, Long> resumePositions() {
+        return positions;
+    }
+
+    @Override
+    void closed(RecordBatch batch) {
+        for (int row = 0; row < batch.rowCount(); row++) {
+            positions.put(batch.partition(row), batch.offset(row) + 1);
         }
     }
 }

@@ -24,6 +24,9 @@ public final class SubscriptionRequest {
     private final String groupId;
     private final int slotCount;
     private final long slotSize;
+    private final Mode mode;
+    private final String jobFilter;
+    private final long reorderWindowBytes;
 
     private SubscriptionRequest(Builder builder) {
         this.topic = builder.topic;
@@ -33,6 +36,9 @@ public final class SubscriptionRequest {
         this.groupId = builder.groupId;
         this.slotCount = builder.slotCount;
         this.slotSize = builder.slotSize;
+        this.mode = builder.mode;
+        this.jobFilter = builder.jobFilter;
+        this.reorderWindowBytes = builder.reorderWindowBytes;
     }
 
     public static Builder builder(String topic) {
@@ -41,6 +47,10 @@ public final class SubscriptionRequest {
 
     public String topic() {
         return topic;
+    }
+
+    public Mode mode() {
+        return mode;
     }
 
     /**
@@ -57,13 +67,13 @@ public final class SubscriptionRequest {
                 slotCount,
                 localLeaders,
                 slotSize,
-                0,
-                Mode.RECORDS,
+                reorderWindowBytes,
+                mode,
                 defaultStart,
                 entries,
                 topic,
                 groupId,
-                "");
+                jobFilter);
     }
 
     /** Builds a request; {@link #build()} checks it. */
@@ -76,6 +86,9 @@ public final class SubscriptionRequest {
         private String groupId = "";
         private int slotCount = 64;
         private long slotSize = 1 << 20;
+        private Mode mode = Mode.RECORDS;
+        private String jobFilter = "";
+        private long reorderWindowBytes;
 
         private Builder(String topic) {
             this.topic = Objects.requireNonNull(topic, "topic");
@@ -125,7 +138,30 @@ public final class SubscriptionRequest {
             return this;
         }
 
+        /**
+         * CHUNK_STREAMS: the daemon delivers each stream's chunks once, in {@code seq} order; only
+         * {@code job}'s chunks, or every job's when it is empty.
+         */
+        public Builder chunkStreams(String job) {
+            this.mode = Mode.CHUNK_STREAMS;
+            this.jobFilter = Objects.requireNonNull(job);
+            return this;
+        }
+
+        /** CHUNK_STREAMS: the most bytes held to reorder; 0 for the daemon's default. */
+        public Builder reorderWindowBytes(long bytes) {
+            this.reorderWindowBytes = bytes;
+            return this;
+        }
+
         public SubscriptionRequest build() {
+            if (mode == Mode.RECORDS && (reorderWindowBytes != 0 || !jobFilter.isEmpty())) {
+                throw new IllegalArgumentException(
+                        "a reorder window and a job filter are for chunkStreams() only");
+            }
+            if (reorderWindowBytes < 0) {
+                throw new IllegalArgumentException("reorder window " + reorderWindowBytes + " < 0");
+            }
             if (topic.isEmpty()) {
                 throw new IllegalArgumentException("topic: empty");
             }

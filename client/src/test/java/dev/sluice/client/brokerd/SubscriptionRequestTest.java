@@ -3,6 +3,7 @@ package dev.sluice.client.brokerd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.protocol.Mode;
 import dev.sluice.client.protocol.PartitionStart;
 import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.client.protocol.Subscribe;
@@ -41,6 +42,27 @@ class SubscriptionRequestTest {
         assertThat(request.toSubscribe(Map.of()).localLeaders()).isTrue();
         assertThat(request.toSubscribe(Map.of(5, 9L)).partitions())
                 .containsExactly(PartitionStart.at(5, 9));
+    }
+
+    @Test
+    void chunkStreamsCarryTheJobFilterAndTheWindow() {
+        Subscribe subscribe =
+                SubscriptionRequest.builder("chunks")
+                        .partitions(2, StartPosition.EARLIEST)
+                        .chunkStreams("job-1")
+                        .reorderWindowBytes(1 << 20)
+                        .build()
+                        .toSubscribe(Map.of());
+        assertThat(subscribe.mode()).isEqualTo(Mode.CHUNK_STREAMS);
+        assertThat(subscribe.jobFilter()).isEqualTo("job-1");
+        assertThat(subscribe.reorderWindowBytes()).isEqualTo(1 << 20);
+        assertThatThrownBy(
+                        () ->
+                                SubscriptionRequest.builder("records")
+                                        .localLeaders()
+                                        .reorderWindowBytes(1)
+                                        .build())
+                .hasMessageContaining("chunkStreams() only");
     }
 
     @Test

@@ -1,0 +1,290 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.KafkaBroker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The ingest benchmark of issue 4 (benchmarks/README.md): records from an 8-partition topic of the
+ * real broker into a Java reader through {@code sluice-brokerd}, beside a bare librdkafka consumer
+ * ({@code sluice-kafka-tool consume}) reading the same topic, for 100 B and 1 KiB records. Both
+ * readers compute the same digest of every value, and their checksums must agree.
+ *
+ * <p>Arguments: {@code --bin DIR} (holding sluice-brokerd and sluice-kafka-tool), {@code --results
+ * DIR}, {@code --reps K} (5), {@code --mib V} (2048 MiB of values per topic).
+ */
+public final class IngestBenchmark {
+    static final int[] SIZES = {100, 1 << 10};
+    static final String[] SYSTEMS = {"sluice", "librdkafka"};
+    static final int PARTITIONS = 8;
+    private static final long MIB = 1 << 20;
+
+    /** One run: the measured window of a system reading the whole topic. */
+    record Run(
+            String system,
+            int size,
+            int rep,
+            long records,
+            long bytes,
+            double seconds,
+            double cpuSeconds,
+            String checksum) {
+        double recordsPerSecond() {
+            return records / seconds;
+        }
+
+        double cpuSecondsPerGigabyte() {
+            return cpuSeconds / (bytes / 1e9);
+        }
+    }
+
+    private final Path bin;
+    private final KafkaBroker broker;
+    private final BrokerdProcess daemon;
+
+    private IngestBenchmark(Path bin, KafkaBroker broker, BrokerdProcess daemon) {
+        this.bin = bin;
+        this.broker = broker;
+        this.daemon = daemon;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            options.put(args[i], args[i + 1]);
+        }
+        Path bin = Path.of(options.get("--bin"));
+        Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
+        int reps = Integer.parseInt(options.getOrDefault("--reps", "5"));
+        long volume = Long.parseLong(options.getOrDefault("--mib", "2048")) * MIB;
+        Path work = Files.createTempDirectory("sluice-ingest-");
+        List<Run> runs = new ArrayList<>();
+        try (KafkaBroker broker = KafkaBroker.start();
+                BrokerdProcess daemon =
+                        BrokerdProcess.start(
+                                bin.resolve("sluice-brokerd"),
+                                broker.bootstrapServers(),
+                                work.resolve("brokerd.sock"),
+                                // The anchor's fetch tuning (sluice-kafka-tool consume), so that
+                                // both consume alike.
+                                Map.of(
+                                        "fetch.max.bytes", "52428800",
+                                        "queued.min.messages", "1000000"))) {
+            IngestBenchmark benchmark = new IngestBenchmark(bin, broker, daemon);
+            for (int size : SIZES) {
+                String topic = "ingest-" + size;
+                long records = volume / size;
+                benchmark.fill(topic, size, records);
+                // Unmeasured: JIT and page cache, for both.
+                benchmark.sluice(topic, size, 0, records);
+                benchmark.librdkafka(topic, size, 0, records);
+                for (int rep = 1; rep <= reps; rep++) {
+                    // Alternating the order spreads the machine's drift over both systems.
+                    for (int k = 0; k < SYSTEMS.length; k++) {
+                        String system = SYSTEMS[(k + rep) % SYSTEMS.length];
+                        Run run =
+                                system.equals("sluice")
+                                        ? benchmark.sluice(topic, size, rep, records)
+                                        : benchmark.librdkafka(topic, size, rep, records);
+                        runs.add(run);
+                        System.err.printf(
+                                Locale.ROOT,
+                                "%-10s %6d B rep %d: %,.0f records/s, %.2f CPU-s/GB%n",
+                                system,
+                                size,
+                                rep,
+                                run.recordsPerSecond(),
+                                run.cpuSecondsPerGigabyte());
+                    }
+                }
+                checkChecksums(runs, size);
+            }
+        }
+        Files.createDirectories(results);
+        Files.writeString(results.resolve("ingest.csv"), csv(runs));
+        Files.writeString(results.resolve("ingest.md"), table(runs));
+        System.out.print(table(runs));
+    }
+
+    private void fill(String topic, int size, long records)
+            throws IOException, InterruptedException {
+        broker.createTopic(topic, PARTITIONS);
+        ChildProcess.run(
+                List.of(
+                        bin.resolve("sluice-kafka-tool").toString(),
+                        "produce",
+                        "--bootstrap-servers",
+                        broker.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--count",
+                        Long.toString(records),
+                        "--size",
+                        Integer.toString(size),
+                        "--timeout-ms",
+                        "600000"));
+    }
+
+    private Run sluice(String topic, int size, int rep, long records)
+            throws IOException, InterruptedException {
+        double daemonBefore = ChildProcess.cpuSeconds(daemon.pid());
+        Map<String, String> reader =
+                ChildProcess.run(
+                        ChildProcess.java(
+                                IngestReader.class,
+                                List.of(
+                                        daemon.socket().toString(),
+                                        topic,
+                                        Integer.toString(PARTITIONS),
+                                        Long.toString(records))));
+        double daemonCpu = ChildProcess.cpuSeconds(daemon.pid()) - daemonBefore;
+        System.err.printf(
+                Locale.ROOT,
+                "  daemon %.2f CPU-s, reader %s CPU-s%n",
+                daemonCpu,
+                reader.get("cpu_s"));
+        return new Run(
+                "sluice",
+                size,
+                rep,
+                Long.parseLong(reader.get("records")),
+                Long.parseLong(reader.get("bytes")),
+                (Long.parseLong(reader.get("end_ns")) - Long.parseLong(reader.get("start_ns")))
+                        / 1e9,
+                Double.parseDouble(reader.get("cpu_s")) + daemonCpu,
+                reader.get("checksum"));
+    }
+
+    private Run librdkafka(String topic, int size, int rep, long records)
+            throws IOException, InterruptedException {
+        Map<String, String> consumer =
+                ChildProcess.run(
+                        List.of(
+                                bin.resolve("sluice-kafka-tool").toString(),
+                                "consume",
+                                "--bootstrap-servers",
+                                broker.bootstrapServers(),
+                                "--topic",
+                                topic,
+                                "--count",
+                                Long.toString(records),
+                                "--digest",
+                                "sum64"));
+        return new Run(
+                "librdkafka",
+                size,
+                rep,
+                Long.parseLong(consumer.get("records")),
+                Long.parseLong(consumer.get("bytes")),
+                Double.parseDouble(consumer.get("window_s")),
+                Double.parseDouble(consumer.get("cpu_s")),
+                consumer.get("checksum"));
+    }
+
+    /**
+     * Both systems read the same values: a benchmark of a reader that skips data proves nothing.
+     */
+    private static void checkChecksums(List<Run> runs, int size) {
+        long distinct =
+                runs.stream().filter(r -> r.size() == size).map(Run::checksum).distinct().count();
+        if (distinct != 1) {
+            throw new IllegalStateException("the readers disagree on the values of " + size + " B");
+        }
+    }
+
+    static String csv(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "system,size,rep,records,bytes,seconds,cpu_seconds,records_per_s,cpu_s_per_gb\n");
+        for (Run run : runs) {
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%s,%d,%d,%d,%d,%.6f,%.6f,%.0f,%.4f%n",
+                            run.system(),
+                            run.size(),
+                            run.rep(),
+                            run.records(),
+                            run.bytes(),
+                            run.seconds(),
+                            run.cpuSeconds(),
+                            run.recordsPerSecond(),
+                            run.cpuSecondsPerGigabyte()));
+        }
+        return out.toString();
+    }
+
+    static String table(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "| size | system | M records/s min / median / max | CPU-s per GB min /"
+                                + " median / max | sluice / librdkafka records/s | sluice /"
+                                + " librdkafka CPU per GB |\n"
+                                + "|---|---|---|---|---|---|\n");
+        for (int size : SIZES) {
+            Map<String, Summary> rate = new HashMap<>();
+            Map<String, Summary> cpu = new HashMap<>();
+            for (String system : SYSTEMS) {
+                List<Run> of =
+                        runs.stream()
+                                .filter(r -> r.size() == size && r.system().equals(system))
+                                .toList();
+                if (of.isEmpty()) {
+                    continue;
+                }
+                rate.put(
+                        system,
+                        Summary.of(
+                                of.stream()
+                                        .mapToDouble(r -> r.recordsPerSecond() / 1e6)
+                                        .toArray()));
+                cpu.put(
+                        system,
+                        Summary.of(of.stream().mapToDouble(Run::cpuSecondsPerGigabyte).toArray()));
+            }
+            for (String system : SYSTEMS) {
+                if (!rate.containsKey(system)) {
+                    continue;
+                }
+                boolean sluice = system.equals("sluice") && rate.containsKey("librdkafka");
+                out.append(
+                        String.format(
+                                Locale.ROOT,
+                                "| %s | %s | %s | %s | %s | %s |%n",
+                                size < 1024 ? size + " B" : size / 1024 + " KiB",
+                                system,
+                                format(rate.get(system), "%.3f"),
+                                format(cpu.get(system), "%.2f"),
+                                sluice
+                                        ? String.format(
+                                                Locale.ROOT,
+                                                "%.2f",
+                                                rate.get(system).ratioTo(rate.get("librdkafka")))
+                                        : "",
+                                sluice
+                                        ? String.format(
+                                                Locale.ROOT,
+                                                "%.2f",
+                                                cpu.get(system).ratioTo(cpu.get("librdkafka")))
+                                        : ""));
+            }
+        }
+        return out.toString();
+    }
+
+    private static String format(Summary summary, String number) {
+        return String.format(
+                Locale.ROOT,
+                number + " / " + number + " / " + number,
+                summary.min(),
+                summary.median(),
+                summary.max());
+    }
+}

@@ -1,0 +1,256 @@
+package dev.sluice.client.brokerd;
+
+import dev.sluice.client.annotation.Internal;
+import dev.sluice.client.protocol.Close;
+import dev.sluice.client.protocol.ControlMessage;
+import dev.sluice.client.protocol.ErrorCode;
+import dev.sluice.client.protocol.ErrorMessage;
+import dev.sluice.client.protocol.Release;
+import dev.sluice.client.protocol.Subscribed;
+import dev.sluice.client.segment.ArrowBatchReader;
+import dev.sluice.client.segment.SegmentObject;
+import dev.sluice.client.segment.SegmentReader;
+import dev.sluice.client.segment.WriterDeadException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * What both kinds of subscription share: the control connection, the segment, the RELEASE
+ * watermark, and resuming after the daemon went away.
+ *
+ * <p>When the daemon goes away (SIGTERM, SIGKILL, a lost connection) a subscription first hands out
+ * what is still published in the old segment, which stays mapped, then connects again, with
+ * backoff, and subscribes from where its subclass says it got to. An error that would come again
+ * (an unknown topic, a record larger than a slot) ends it instead, with a {@link BrokerdException}.
+ *
+ * <p>Not thread-safe: one thread polls and closes batches, one batch at a time (the batch's vectors
+ * are reused by the next one).
+ */
+@Internal
+abstract class SegmentSubscription<B extends SegmentBatch> implements AutoCloseable {
+    private final BrokerdClient client;
+    private final SubscriptionRequest request;
+    private final BufferAllocator allocator = new RootAllocator();
+    private ControlConnection connection;
+    private long subscriptionId;
+    private List<Integer> assigned;
+    private SegmentReader reader;
+    private ArrowBatchReader batches;
+    private B current;
+    // RELEASE carries a watermark: every object up to it was processed.
+    private long processedThrough = -1;
+    private final TreeSet<Long> processedAhead = new TreeSet<>();
+    private int resubscriptions;
+    private boolean closed;
+
+    SegmentSubscription(BrokerdClient client, SubscriptionRequest request) {
+        this.client = client;
+        this.request = request;
+    }
+
+    /** Subclasses call this last in their constructor. */
+    final void start() throws IOException {
+        subscribe(false);
+    }
+
+    /** The batch to hand out for this object, or null when none of its rows is new. */
+    abstract B wrap(SegmentObject object, VectorSchemaRoot root);
+
+    /** Partition → offset to resume at, for the partitions this subscription has read. */
+    abstract Map<Integer, Long> resumePositions();
+
+    /** A batch was closed: its rows are processed. */
+    abstract void closed(B batch);
+
+    /**
+     * The next batch, waiting up to {@code timeout}; null if none came. Close the previous batch
+     * first.
+     *
+     * @throws BrokerdException when the daemon ended the subscription for good
+     */
+    public B poll(Duration timeout) throws IOException {
+        if (closed) {
+            throw new IllegalStateException("the subscription is closed");
+        }
+        if (current != null && !current.isClosed()) {
+            throw new IllegalStateException(
+                    "close the previous batch first: its vectors are reused");
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            SegmentObject object;
+            // A dead connection means the segment will get no more objects: take what is there
+            // without waiting, then resubscribe.
+            boolean connected = connection.isOpen() && connection.subscriptionError() == null;
+            long wait = connected ? Math.max(0, deadline - System.nanoTime()) : 0;
+            try {
+                object = reader.poll(Duration.ofNanos(wait));
+            } catch (WriterDeadException e) {
+                object = null;
+                connected = false;
+            }
+            if (object != null) {
+                B batch = wrap(object, batches.load(object));
+                if (batch == null) {
+                    // Delivered before a resubscription: drop, and count as processed.
+                    processed(object.objectId());
+                    object.release();
+                    continue;
+                }
+                current = batch;
+                return current;
+            }
+            if (connected && !reader.isEndOfStream()) {
+                return null;
+            }
+            ErrorMessage error = connection.subscriptionError();
+            if (error != null && !resumable(error.code())) {
+                throw new BrokerdException(error.code(), error.message());
+            }
+            resubscribe();
+            if (System.nanoTime() >= deadline) {
+                return null;
+            }
+        }
+    }
+
+    /** The partitions the daemon serves this subscription. */
+    public List<Integer> partitions() {
+        return assigned;
+    }
+
+    /** How many times the subscription was renewed after the daemon went away. */
+    public int resubscriptions() {
+        return resubscriptions;
+    }
+
+    /**
+     * Tells the daemon every batch closed so far is processed: with a consumer group, it commits
+     * their offsets.
+     */
+    public void commitProcessed() throws IOException {
+        if (processedThrough >= 0 && connection.isOpen()) {
+            connection.send(new Release(subscriptionId, processedThrough));
+        }
+    }
+
+    void released(B batch) {
+        closed(batch);
+        processed(batch.objectId());
+    }
+
+    private void processed(long id) {
+        if (id == processedThrough + 1) {
+            processedThrough = id;
+            while (!processedAhead.isEmpty() && processedAhead.first() == processedThrough + 1) {
+                processedThrough = processedAhead.pollFirst();
+            }
+        } else {
+            processedAhead.add(id);
+        }
+    }
+
+    private static boolean resumable(ErrorCode code) {
+        return code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.INTERNAL;
+    }
+
+    private void subscribe(boolean resuming) throws IOException {
+        ControlConnection opened = client.connect();
+        try {
+            ControlMessage answer =
+                    opened.request(request.toSubscribe(resumePositions()))
+                            .get(client.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            Subscribed subscribed = (Subscribed) answer;
+            SegmentReader segment =
+                    SegmentReader.open(client.segmentDir().resolve(subscribed.segmentName()));
+            if (reader != null) {
+                reader.close();
+                batches.close();
+            }
+            connection = opened;
+            subscriptionId = subscribed.subscriptionId();
+            assigned = List.copyOf(subscribed.partitions());
+            reader = segment;
+            batches = new ArrowBatchReader(reader.schema(), allocator);
+            processedThrough = -1;
+            processedAhead.clear();
+            if (resuming) {
+                resubscriptions++;
+            }
+        } catch (ExecutionException e) {
+            opened.close();
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (TimeoutException e) {
+            opened.close();
+            throw new IOException("no answer to SUBSCRIBE in " + client.requestTimeout(), e);
+        } catch (InterruptedException e) {
+            opened.close();
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while subscribing");
+        } catch (IOException | RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+    }
+
+    private void resubscribe() throws IOException {
+        connection.close();
+        long deadline = System.nanoTime() + client.reconnectTimeout().toNanos();
+        long backoffMillis = 10;
+        while (true) {
+            try {
+                subscribe(true);
+                return;
+            } catch (BrokerdException e) {
+                if (!resumable(e.code()) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(
+                            "the daemon did not come back within " + client.reconnectTimeout(), e);
+                }
+            }
+            try {
+                // Waiting for a daemon to restart: nothing to wake on but time.
+                Thread.sleep(backoffMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while resubscribing");
+            }
+            backoffMillis = Math.min(1000, backoffMillis * 2);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (current != null) {
+                current.close();
+            }
+            if (connection.isOpen()) {
+                commitProcessed();
+                connection.send(new Close(subscriptionId));
+            }
+        } finally {
+            connection.close();
+            reader.close();
+            batches.close();
+            allocator.close();
+        }
+    }
+}
