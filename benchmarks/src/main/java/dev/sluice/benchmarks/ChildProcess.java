@@ -58,12 +58,17 @@ final class ChildProcess {
                 last = line;
             }
         }
+        check(process);
+        return keyValues(last);
+    }
+
+    /** Waits for the process and fails unless it exited cleanly. */
+    static void check(Process process) throws InterruptedException {
         int exit = process.waitFor();
         if (exit != 0) {
             throw new IllegalStateException(
                     "pid " + process.pid() + " exited " + exit + " (its stderr is above)");
         }
-        return keyValues(last);
     }
 
     static Map<String, String> keyValues(String line) {

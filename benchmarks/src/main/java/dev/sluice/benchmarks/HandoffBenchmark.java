@@ -134,7 +134,7 @@ public final class HandoffBenchmark {
         List<String> command = new ArrayList<>(List.of(writer.toString(), "sluice"));
         command.addAll(List.of("--segment", name));
         command.addAll(shape);
-        Process writerProcess = start(command);
+        Process writerProcess = ChildProcess.start(command);
         Path segment = Path.of("/dev/shm", name);
         // The writer renames the segment into place once it is whole; the reader may open it then.
         while (!Files.exists(segment)) {
@@ -145,9 +145,11 @@ public final class HandoffBenchmark {
             Thread.sleep(5);
         }
         Process reader =
-                start(java(SluiceHandoffReader.class, name, List.of(Long.toString(warmup))));
-        Map<String, String> read = result(reader);
-        Map<String, String> wrote = result(writerProcess);
+                ChildProcess.start(
+                        ChildProcess.java(
+                                SluiceHandoffReader.class, List.of(name, Long.toString(warmup))));
+        Map<String, String> read = ChildProcess.result(reader);
+        Map<String, String> wrote = ChildProcess.result(writerProcess);
         return window(
                 "sluice",
                 size,
@@ -162,7 +164,7 @@ public final class HandoffBenchmark {
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(writer.toString(), "memcpy"));
         command.addAll(shape);
-        Map<String, String> copied = result(start(command));
+        Map<String, String> copied = ChildProcess.result(ChildProcess.start(command));
         return window("memcpy", size, rep, records, copied, copied, parse(copied, "cpu_s"));
     }
 
@@ -176,7 +178,9 @@ public final class HandoffBenchmark {
                         Long.toString(records),
                         Long.toString(warmup));
         try {
-            Process publisher = start(java(AeronHandoff.class, "publish", shape));
+            Process publisher =
+                    ChildProcess.start(
+                            ChildProcess.java(AeronHandoff.class, prepend("publish", shape)));
             BufferedReader lines =
                     new BufferedReader(
                             new InputStreamReader(
@@ -185,10 +189,13 @@ public final class HandoffBenchmark {
                 throw new IllegalStateException("the Aeron publisher did not start");
             }
             Map<String, String> received =
-                    result(start(java(AeronHandoff.class, "subscribe", shape)));
+                    ChildProcess.result(
+                            ChildProcess.start(
+                                    ChildProcess.java(
+                                            AeronHandoff.class, prepend("subscribe", shape))));
             publisher.getOutputStream().close();
-            Map<String, String> sent = keyValues(lines.readLine());
-            check(publisher);
+            Map<String, String> sent = ChildProcess.keyValues(lines.readLine());
+            ChildProcess.check(publisher);
             return window(
                     "aeron",
                     size,
@@ -220,64 +227,10 @@ public final class HandoffBenchmark {
                 system, size, rep, records, (long) parse(last, "bytes"), seconds, cpuSeconds);
     }
 
-    private static List<String> java(Class<?> main, String first, List<String> rest) {
-        List<String> command =
-                new ArrayList<>(
-                        List.of(
-                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                                "-Xmx512m",
-                                // Arrow Java learns the address of the mapped segment.
-                                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                                // Agrona (Aeron's buffers) reaches memory through this Unsafe.
-                                "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-                                // Both readers touch bytes through Agrona's buffers: unchecked.
-                                "-Dagrona.disable.bounds.checks=true",
-                                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                main.getName()));
-        command.add(first);
-        command.addAll(rest);
-        return command;
-    }
-
-    private static Process start(List<String> command) throws IOException {
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    }
-
-    /** The process's last stdout line as key=value pairs, once it exited cleanly. */
-    private static Map<String, String> result(Process process)
-            throws IOException, InterruptedException {
-        String last = null;
-        try (BufferedReader lines =
-                new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = lines.readLine()) != null; ) {
-                last = line;
-            }
-        }
-        check(process);
-        return keyValues(last);
-    }
-
-    private static void check(Process process) throws InterruptedException {
-        int exit = process.waitFor();
-        if (exit != 0) {
-            throw new IllegalStateException(
-                    "pid " + process.pid() + " exited " + exit + " (its stderr is above)");
-        }
-    }
-
-    private static Map<String, String> keyValues(String line) {
-        if (line == null) {
-            throw new IllegalStateException("no result line");
-        }
-        Map<String, String> values = new HashMap<>();
-        for (String pair : line.trim().split(" ")) {
-            int equals = pair.indexOf('=');
-            values.put(pair.substring(0, equals), pair.substring(equals + 1));
-        }
-        return values;
+    private static List<String> prepend(String first, List<String> rest) {
+        List<String> args = new ArrayList<>(List.of(first));
+        args.addAll(rest);
+        return args;
     }
 
     private static double parse(Map<String, String> values, String key) {
