@@ -2,14 +2,15 @@
 //
 //   sluice-kafka-tool produce --bootstrap-servers B --topic T --count N [--size BYTES] [-X k=v]...
 //   sluice-kafka-tool consume --bootstrap-servers B --topic T --count N [--timeout-ms MS]
-//                             [--digest fnv|sum64] [-X k=v]...
+//                             [--digest fnv|sum64] [--warmup W] [-X k=v]...
 //
-// Prints one line, "records=N bytes=B seconds=S window_s=W cpu_s=C checksum=C", W being the
-// consumer's time from its first record to its last (0 for produce). The checksum is the sum
-// (mod 2^64) of a digest of every value, so it does not depend on the order in which partitions
-// interleave, and a client in another language can compare what it saw: FNV-1a by default;
-// sum64, the sum of the value's little-endian 8-byte words then of its tail bytes (signed), is
-// the benchmarks' cheaper digest, the one their Java readers compute.
+// Prints one line, "records=N bytes=B seconds=S cpu_s=C checksum=C", then for a consumer the
+// steady state from its record number `--warmup` (0: the first) to its last, without connecting,
+// fetching metadata or warming up: "window_records=.. window_bytes=.. window_s=..
+// window_cpu_s=..". The checksum is the sum (mod 2^64) of a digest of every value, so it does not
+// depend on the order in which partitions interleave, and a client in another language can compare
+// what it saw: FNV-1a by default; sum64, the sum of the value's little-endian 8-byte words then of
+// its tail bytes (signed), is the benchmarks' cheaper digest, the one their Java readers compute.
 #include <librdkafka/rdkafka.h>
 
 #include <array>
@@ -38,7 +39,7 @@ using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t,
 
 constexpr std::string_view kUsage =
     "usage: sluice-kafka-tool produce|consume --bootstrap-servers B --topic T --count N\n"
-    "                         [--size BYTES] [--timeout-ms MS] [--digest fnv|sum64]\n"
+    "                         [--size BYTES] [--timeout-ms MS] [--digest fnv|sum64] [--warmup W]\n"
     "                         [-X librdkafka.key=value]...\n"
     "       sluice-kafka-tool --version";
 
@@ -50,18 +51,35 @@ struct Options {
   size_t size = 100;
   int timeout_ms = 60'000;
   bool sum64 = false;
+  uint64_t warmup = 0;
   std::vector<std::pair<std::string, std::string>> config;
 };
+
+double CpuSeconds() {
+  timespec cpu{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+  return static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
+}
 
 struct Totals {
   uint64_t records = 0;
   uint64_t bytes = 0;
   uint64_t checksum = 0;
   bool sum64 = false;
-  // Consumer only: from the first record received to the last, the steady state without
-  // connecting and fetching metadata.
+  // Consumer only: from record `--warmup` to the last, the steady state without connecting and
+  // fetching metadata.
   Clock::time_point first_at{};
   Clock::time_point last_at{};
+  uint64_t first_records = 0;
+  uint64_t first_bytes = 0;
+  double first_cpu_s = 0;
+
+  void StartWindow() {
+    first_at = Clock::now();
+    first_records = records;
+    first_bytes = bytes;
+    first_cpu_s = CpuSeconds();
+  }
 
   void Add(std::span<const uint8_t> value) {
     checksum += sum64 ? Sum64(value) : Fnv(value);
@@ -120,6 +138,8 @@ Options ParseOptions(int argc, char** argv) {
       options.size = ParseNumber<size_t>(flag, value);
     } else if (flag == "--timeout-ms") {
       options.timeout_ms = ParseNumber<int>(flag, value);
+    } else if (flag == "--warmup") {
+      options.warmup = ParseNumber<uint64_t>(flag, value);
     } else if (flag == "--digest") {
       if (value != "fnv" && value != "sum64")
         throw std::invalid_argument("--digest is fnv or sum64");
@@ -264,7 +284,7 @@ Totals Consume(const Options& options) {
     if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       throw std::runtime_error(std::string("consume: ") + rd_kafka_message_errstr(message));
     }
-    if (totals.records == 0) totals.first_at = Clock::now();
+    if (totals.records == options.warmup) totals.StartWindow();
     totals.Add({static_cast<const uint8_t*>(message->payload), message->len});
   }
   totals.last_at = Clock::now();
@@ -284,14 +304,17 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     const Totals totals = options.mode == "produce" ? Produce(options) : Consume(options);
     const std::chrono::duration<double> elapsed = Clock::now() - start;
-    timespec cpu{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
     const std::chrono::duration<double> window = totals.last_at - totals.first_at;
-    std::printf("records=%llu bytes=%llu seconds=%.6f window_s=%.6f cpu_s=%.6f checksum=%llu\n",
-                static_cast<unsigned long long>(totals.records),
-                static_cast<unsigned long long>(totals.bytes), elapsed.count(), window.count(),
-                static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9,
-                static_cast<unsigned long long>(totals.checksum));
+    const double cpu_s = CpuSeconds();
+    std::printf(
+        "records=%llu bytes=%llu seconds=%.6f cpu_s=%.6f checksum=%llu window_records=%llu "
+        "window_bytes=%llu window_s=%.6f window_cpu_s=%.6f\n",
+        static_cast<unsigned long long>(totals.records),
+        static_cast<unsigned long long>(totals.bytes), elapsed.count(), cpu_s,
+        static_cast<unsigned long long>(totals.checksum),
+        static_cast<unsigned long long>(totals.records - totals.first_records),
+        static_cast<unsigned long long>(totals.bytes - totals.first_bytes), window.count(),
+        cpu_s - totals.first_cpu_s);
     return 0;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "sluice-kafka-tool: %s\n%s\n", e.what(), kUsage.data());

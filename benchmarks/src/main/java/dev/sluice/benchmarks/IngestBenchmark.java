@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,7 +19,8 @@ import java.util.Map;
  * readers compute the same digest of every value, and their checksums must agree.
  *
  * <p>Arguments: {@code --bin DIR} (holding sluice-brokerd and sluice-kafka-tool), {@code --results
- * DIR}, {@code --reps K} (5), {@code --mib V} (2048 MiB of values per topic).
+ * DIR}, {@code --reps K} (5), {@code --mib V} (2048 MiB of values per topic), {@code --sizes B,B}
+ * (100,1024).
  */
 public final class IngestBenchmark {
     static final int[] SIZES = {100, 1 << 10};
@@ -64,6 +66,12 @@ public final class IngestBenchmark {
         Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
         int reps = Integer.parseInt(options.getOrDefault("--reps", "5"));
         long volume = Long.parseLong(options.getOrDefault("--mib", "2048")) * MIB;
+        int[] sizes =
+                options.containsKey("--sizes")
+                        ? Arrays.stream(options.get("--sizes").split(","))
+                                .mapToInt(Integer::parseInt)
+                                .toArray()
+                        : SIZES;
         Path work = Files.createTempDirectory("sluice-ingest-");
         List<Run> runs = new ArrayList<>();
         try (KafkaBroker broker = KafkaBroker.start();
@@ -78,7 +86,7 @@ public final class IngestBenchmark {
                                         "fetch.max.bytes", "52428800",
                                         "queued.min.messages", "1000000"))) {
             IngestBenchmark benchmark = new IngestBenchmark(bin, broker, daemon);
-            for (int size : SIZES) {
+            for (int size : sizes) {
                 String topic = "ingest-" + size;
                 long records = volume / size;
                 benchmark.fill(topic, size, records);
@@ -134,7 +142,6 @@ public final class IngestBenchmark {
 
     private Run sluice(String topic, int size, int rep, long records)
             throws IOException, InterruptedException {
-        double daemonBefore = ChildProcess.cpuSeconds(daemon.pid());
         Map<String, String> reader =
                 ChildProcess.run(
                         ChildProcess.java(
@@ -143,23 +150,16 @@ public final class IngestBenchmark {
                                         daemon.socket().toString(),
                                         topic,
                                         Integer.toString(PARTITIONS),
-                                        Long.toString(records))));
-        double daemonCpu = ChildProcess.cpuSeconds(daemon.pid()) - daemonBefore;
-        System.err.printf(
-                Locale.ROOT,
-                "  daemon %.2f CPU-s, reader %s CPU-s%n",
-                daemonCpu,
-                reader.get("cpu_s"));
-        return new Run(
+                                        Long.toString(records),
+                                        Long.toString(warmup(records)),
+                                        Long.toString(daemon.pid()))));
+        return run(
                 "sluice",
                 size,
                 rep,
-                Long.parseLong(reader.get("records")),
-                Long.parseLong(reader.get("bytes")),
-                (Long.parseLong(reader.get("end_ns")) - Long.parseLong(reader.get("start_ns")))
-                        / 1e9,
-                Double.parseDouble(reader.get("cpu_s")) + daemonCpu,
-                reader.get("checksum"));
+                reader,
+                Double.parseDouble(reader.get("window_cpu_s"))
+                        + Double.parseDouble(reader.get("daemon_window_cpu_s")));
     }
 
     private Run librdkafka(String topic, int size, int rep, long records)
@@ -175,17 +175,34 @@ public final class IngestBenchmark {
                                 topic,
                                 "--count",
                                 Long.toString(records),
+                                "--warmup",
+                                Long.toString(warmup(records)),
                                 "--digest",
                                 "sum64"));
-        return new Run(
+        return run(
                 "librdkafka",
                 size,
                 rep,
-                Long.parseLong(consumer.get("records")),
-                Long.parseLong(consumer.get("bytes")),
-                Double.parseDouble(consumer.get("window_s")),
-                Double.parseDouble(consumer.get("cpu_s")),
-                consumer.get("checksum"));
+                consumer,
+                Double.parseDouble(consumer.get("window_cpu_s")));
+    }
+
+    /** Both measure from here on: the first tenth warms up page cache, JIT and fetch sessions. */
+    private static long warmup(long records) {
+        return records / 10;
+    }
+
+    private static Run run(
+            String system, int size, int rep, Map<String, String> result, double cpuSeconds) {
+        return new Run(
+                system,
+                size,
+                rep,
+                Long.parseLong(result.get("window_records")),
+                Long.parseLong(result.get("window_bytes")),
+                Double.parseDouble(result.get("window_s")),
+                cpuSeconds,
+                result.get("checksum"));
     }
 
     /**

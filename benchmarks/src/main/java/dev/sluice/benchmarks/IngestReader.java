@@ -7,6 +7,7 @@ import dev.sluice.client.brokerd.SubscriptionRequest;
 import dev.sluice.client.protocol.StartPosition;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.arrow.vector.VarBinaryVector;
 
@@ -16,9 +17,11 @@ import org.apache.arrow.vector.VarBinaryVector;
  * value as {@code sluice-kafka-tool consume --digest sum64} does (little-endian 8-byte words, then
  * the tail bytes), so the two checksums must agree.
  *
- * <p>Arguments: socket path, topic, partition count, record count. The window runs from the first
- * batch to the release of the last, as the bare consumer's runs from its first record to its last:
- * the steady state, without the JVM's start, connecting, and the daemon's metadata lookups.
+ * <p>Arguments: socket path, topic, partition count, record count, warm-up records, the daemon's
+ * pid. The measured window runs from the first batch after the warm-up to the release of the last,
+ * as the bare consumer's does: the steady state, without the JVM's start and JIT, connecting, and
+ * the daemon's metadata lookups. Its CPU time is this process's and the daemon's (read from {@code
+ * /proc}) over the window.
  */
 public final class IngestReader {
     private IngestReader() {}
@@ -28,11 +31,16 @@ public final class IngestReader {
         String topic = args[1];
         int partitions = Integer.parseInt(args[2]);
         long count = Long.parseLong(args[3]);
-        long cpuStart = 0;
-        long start = 0;
+        long warmup = Long.parseLong(args[4]);
+        long daemonPid = Long.parseLong(args[5]);
         long records = 0;
         long bytes = 0;
         long checksum = 0;
+        long windowStart = 0;
+        long windowRecords = 0;
+        long windowBytes = 0;
+        long cpuStart = 0;
+        double daemonCpuStart = 0;
         UnsafeBuffer view = new UnsafeBuffer(0, 0);
         BrokerdClient client = BrokerdClient.builder(socket).build();
         try (RecordsSubscription subscription =
@@ -46,9 +54,12 @@ public final class IngestReader {
                     if (batch == null) {
                         throw new IllegalStateException("nothing for 10 s after " + records);
                     }
-                    if (records == 0) {
-                        start = System.nanoTime();
+                    if (windowStart == 0 && records >= warmup) {
+                        windowStart = System.nanoTime();
                         cpuStart = Probe.processCpuNanos();
+                        daemonCpuStart = ChildProcess.cpuSeconds(daemonPid);
+                        windowRecords = records;
+                        windowBytes = bytes;
                     }
                     VarBinaryVector values = (VarBinaryVector) batch.root().getVector("value");
                     long base = values.getDataBuffer().memoryAddress();
@@ -64,15 +75,18 @@ public final class IngestReader {
                 }
             }
         }
-        Probe.report(
-                start,
-                System.nanoTime(),
-                Probe.processCpuNanos() - cpuStart,
-                "records="
-                        + records
-                        + " bytes="
-                        + bytes
-                        + " checksum="
-                        + Long.toUnsignedString(checksum));
+        long windowEnd = System.nanoTime();
+        System.out.printf(
+                Locale.ROOT,
+                "records=%d bytes=%d checksum=%s window_records=%d window_bytes=%d window_s=%.6f"
+                        + " window_cpu_s=%.6f daemon_window_cpu_s=%.6f%n",
+                records,
+                bytes,
+                Long.toUnsignedString(checksum),
+                records - windowRecords,
+                bytes - windowBytes,
+                (windowEnd - windowStart) / 1e9,
+                (Probe.processCpuNanos() - cpuStart) / 1e9,
+                ChildProcess.cpuSeconds(daemonPid) - daemonCpuStart);
     }
 }
