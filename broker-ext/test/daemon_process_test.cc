@@ -516,14 +516,14 @@ TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
 
 TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   Produce(10);
-  StartDaemon({"-X", "sluice.liveness.timeout.ms=300"});
+  StartDaemon({"-X", "sluice.liveness.timeout.ms=1000"});
   Send(1, Request());
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
   ReadRecords(*reader, 10);
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
-  EXPECT_NE(Log().find("reason=\"no frame for 300 ms\""), std::string::npos) << Log();
+  EXPECT_NE(Log().find("reason=\"no frame for 1000 ms\""), std::string::npos) << Log();
 }
 
 TEST_F(DaemonProcessTest, LocalLeadersAreThePartitionsLedByTheConfiguredBroker) {

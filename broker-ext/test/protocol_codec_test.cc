@@ -22,6 +22,7 @@ Subscribe ValidSubscribe() {
   m.topic = "chunks";
   m.group_id = "g\u00fcnter";
   m.job_filter = "job-1";
+  m.streams = {{"job-1", "cyan", 3}};
   return m;
 }
 
@@ -267,6 +268,18 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
       {subscribe([](Subscribe& m) { m.group_id = std::string(256, 'g'); }), "group_id"},
       {subscribe([](Subscribe& m) { m.group_id = "\xFF"; }), "group_id"},
       {subscribe([](Subscribe& m) { m.job_filter = "job/1"; }), "job_filter"},
+      {subscribe([](Subscribe& m) {
+         m.streams.push_back({"job-1", "cyan", 9});
+       }),
+       "streams[1].stream"},
+      {subscribe([](Subscribe& m) { m.streams[0].stream.clear(); }), "streams[0].stream"},
+      {subscribe([](Subscribe& m) { m.streams[0].job = "a job"; }), "streams[0].job"},
+      {subscribe([](Subscribe& m) {
+         m.mode = Mode::kRecords;
+         m.reorder_window_bytes = 0;
+         m.job_filter.clear();
+       }),
+       "stream_count"},
       {subscribed([](Subscribed& m) { m.subscription_id = 0; }), "subscription_id"},
       {subscribed([](Subscribed& m) { m.lane_hint = 31; }), "lane_hint"},
       {subscribed([](Subscribed& m) {

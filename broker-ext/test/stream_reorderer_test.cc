@@ -154,5 +154,13 @@ TEST_F(StreamReordererTest, ForgettingAStreamReleasesItsHeldBytes) {
   EXPECT_EQ(reorderer_.stream_count(), 0u);
 }
 
+TEST_F(StreamReordererTest, AResumedStreamStartsWhereItsReaderGotTo) {
+  reorderer_.Resume(StreamKey{"job", "a"}, 5);
+  EXPECT_EQ(Offer("a", 3), OfferOutcome::kDuplicate) << "delivered before the resume";
+  EXPECT_EQ(Offer("a", 6), OfferOutcome::kBuffered);
+  EXPECT_EQ(Offer("a", 5), OfferOutcome::kDelivered);
+  EXPECT_EQ(DeliveredSeqs("a"), (std::vector<uint64_t>{5, 6}));
+}
+
 }  // namespace
 }  // namespace sluice::brokerd

@@ -355,6 +355,9 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
                                                                      : config_.reorder_window_bytes;
     plan.sequencing.gap_timeout = config_.gap_timeout;
     plan.sequencing.job_filter = request.job_filter;
+    for (const protocol::StreamStart& start : request.streams) {
+      plan.sequencing.resume.push_back({StreamKey{start.job, start.stream}, start.next_seq});
+    }
     plan.dead_letter_topic = config_.dead_letter_topic;
     plan.kafka = config_.kafka;
   }

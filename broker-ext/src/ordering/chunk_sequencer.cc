@@ -16,7 +16,9 @@ ChunkSequencer::ChunkSequencer(QueueSource& upstream, CommitTracker& tracker,
       dead_letters_(dead_letters),
       counters_(counters),
       options_(std::move(options)),
-      reorderer_(options_.window_bytes, options_.gap_timeout) {}
+      reorderer_(options_.window_bytes, options_.gap_timeout) {
+  for (const auto& [key, next_seq] : options_.resume) reorderer_.Resume(key, next_seq);
+}
 
 void ChunkSequencer::SettleDeadLetters() {
   if (dead_letters_ == nullptr) return;

@@ -16,6 +16,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon/metrics.h"
 #include "ingest/commit_tracker.h"
@@ -39,6 +41,8 @@ class ChunkSequencer final : public MessageSource {
     uint64_t window_bytes = 64ull << 20;
     std::chrono::milliseconds gap_timeout{30000};
     std::string job_filter;  // empty: every job
+    // Streams a resuming reader has read up to a seq: they start there, not at 0.
+    std::vector<std::pair<StreamKey, uint64_t>> resume;
   };
 
   // `dead_letters` may be null: malformed records are then counted, logged and skipped.

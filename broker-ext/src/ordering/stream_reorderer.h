@@ -99,6 +99,9 @@ class StreamReorderer {
     DeliverHeld(found->first, found->second, now, deliver);
   }
 
+  // Starts a stream at `next_seq`, as when a reader resumes: earlier chunks count as duplicates.
+  void Resume(const StreamKey& key, uint64_t next_seq) { streams_[key].next_seq = next_seq; }
+
   // Whether the stream has handed on its `eos` chunk.
   bool Finished(const StreamKey& key) const {
     auto found = streams_.find(key);

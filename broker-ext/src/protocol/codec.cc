@@ -1,7 +1,9 @@
 #include "protocol/codec.h"
 
+#include <set>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "protocol/wire.h"
 
@@ -10,6 +12,8 @@ namespace {
 
 constexpr uint32_t kLocalLeadersFlag = 1;
 constexpr size_t kPartitionStartSize = 16;
+// A stream start: next_seq, then job and stream of at least one byte each.
+constexpr size_t kMinStreamStartSize = 8 + 3 + 3;
 constexpr size_t kPartitionSize = 4;
 constexpr size_t kMaxTopicLength = 249;  // Kafka's own limit
 constexpr size_t kMaxGroupIdLength = 255;
@@ -125,6 +129,25 @@ Result<Subscribe> DecodeSubscribe(WireReader& in) {
   if (m.mode == Mode::kRecords && !m.job_filter.empty()) {
     return FieldError("job_filter", Quote(m.job_filter), "must be empty in mode RECORDS");
   }
+  SLUICE_ASSIGN_OR_RETURN(const uint32_t streams, in.U32("stream_count"));
+  SLUICE_RETURN_NOT_OK(CheckCount(in, "stream_count", streams, kMinStreamStartSize));
+  if (m.mode == Mode::kRecords && streams != 0) {
+    return FieldError("stream_count", streams, "must be 0 in mode RECORDS");
+  }
+  std::set<std::pair<std::string, std::string>> seen_streams;
+  for (size_t i = 0; i < streams; ++i) {
+    const std::string at = "streams[" + std::to_string(i) + "].";
+    StreamStart entry;
+    SLUICE_ASSIGN_OR_RETURN(entry.next_seq, in.U64(at + "next_seq"));
+    SLUICE_ASSIGN_OR_RETURN(entry.job, in.Str16(at + "job"));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "job", entry.job, 1, kMaxJobFilterLength));
+    SLUICE_ASSIGN_OR_RETURN(entry.stream, in.Str16(at + "stream"));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "stream", entry.stream, 1, kMaxJobFilterLength));
+    if (!seen_streams.insert({entry.job, entry.stream}).second) {
+      return FieldError(at + "stream", Quote(entry.stream), "repeated for job " + entry.job);
+    }
+    m.streams.push_back(std::move(entry));
+  }
   return m;
 }
 
@@ -144,7 +167,14 @@ Status EncodeBody(const Subscribe& m, WireWriter& out) {
   }
   SLUICE_RETURN_NOT_OK(out.Str16("topic", m.topic));
   SLUICE_RETURN_NOT_OK(out.Str16("group_id", m.group_id));
-  return out.Str16("job_filter", m.job_filter);
+  SLUICE_RETURN_NOT_OK(out.Str16("job_filter", m.job_filter));
+  out.U32(static_cast<uint32_t>(m.streams.size()));
+  for (const StreamStart& entry : m.streams) {
+    out.U64(entry.next_seq);
+    SLUICE_RETURN_NOT_OK(out.Str16("job", entry.job));
+    SLUICE_RETURN_NOT_OK(out.Str16("stream", entry.stream));
+  }
+  return Status::OK();
 }
 
 Result<uint64_t> ReadSubscriptionId(WireReader& in) {

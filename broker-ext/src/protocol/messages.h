@@ -55,6 +55,14 @@ struct PartitionStart {
   bool operator==(const PartitionStart&) const = default;
 };
 
+// Where a stream resumes in CHUNK_STREAMS mode: its chunks below `next_seq` were delivered.
+struct StreamStart {
+  std::string job;
+  std::string stream;
+  uint64_t next_seq = 0;
+  bool operator==(const StreamStart&) const = default;
+};
+
 struct Subscribe {
   uint32_t slot_count = 0;
   bool local_leaders = false;  // flags bit 0
@@ -66,6 +74,7 @@ struct Subscribe {
   std::string topic;
   std::string group_id;
   std::string job_filter;
+  std::vector<StreamStart> streams;  // CHUNK_STREAMS only
 
   bool operator==(const Subscribe&) const = default;
 };

@@ -17,6 +17,8 @@ constexpr size_t kBody = kFrameHeaderSize;
 constexpr size_t kSubscribeFlagsAt = kBody + 4;
 constexpr size_t kSubscribeModeAt = kBody + 24;
 constexpr size_t kSubscribePartitionsAt = kBody + 32;
+// What follows the topic of SubscribeToPartitions: empty group_id and job_filter, no streams.
+constexpr size_t kSubscribeTail = 2 + 2 + 4;
 constexpr size_t kPartitionStartEntrySize = 16;
 constexpr size_t kSubscribedPartitionCountAt = kBody + 12;
 
@@ -54,6 +56,9 @@ void DescribeBody(const Subscribe& m, Fields& out) {
   out.emplace_back("topic", m.topic);
   out.emplace_back("group_id", m.group_id);
   out.emplace_back("job_filter", m.job_filter);
+  out.emplace_back("streams", Join(m.streams, [](const StreamStart& s) {
+                     return s.job + "/" + s.stream + ":" + std::to_string(s.next_seq);
+                   }));
 }
 
 void DescribeBody(const Subscribed& m, Fields& out) {
@@ -119,6 +124,7 @@ Subscribe SubscribeToLocalLeaders() {
   m.topic = "sluice-chunks";
   m.group_id = "printer-1 readers \u00e9";
   m.job_filter = "packaging-0001";
+  m.streams = {{"packaging-0001", "cyan", 12}, {"packaging-0001", "black", 0}};
   return m;
 }
 
@@ -201,9 +207,10 @@ Result<std::vector<Broken>> BrokenFrames() {
     b.insert(b.end(), {0, 0, 0, 0});
     FixLength(b);
   });
-  // The topic is followed by two empty strings (four bytes); claim 200 bytes instead of 6.
+  // The topic is followed by two empty strings and an empty stream list (eight bytes); claim 200
+  // bytes instead of 6.
   add("string-beyond-frame.bin", "topic", subscribe,
-      [](auto& b) { PutU16(b, b.size() - 4 - 6 - 2, 200); });
+      [](auto& b) { PutU16(b, b.size() - kSubscribeTail - 6 - 2, 200); });
   add("bad-mode.bin", "mode", subscribe, [](auto& b) { PutU16(b, kSubscribeModeAt, 3); });
   add("undefined-flag.bin", "flags", subscribe, [](auto& b) { PutU32(b, kSubscribeFlagsAt, 2); });
   add("bad-partition-start.bin", "partitions[1].start", subscribe,
@@ -217,7 +224,8 @@ Result<std::vector<Broken>> BrokenFrames() {
     b[b.size() - 2] = 0xC0;
     b[b.size() - 1] = 0xAF;
   });
-  add("bad-topic-name.bin", "topic", subscribe, [](auto& b) { b[b.size() - 4 - 3] = '/'; });
+  add("bad-topic-name.bin", "topic", subscribe,
+      [](auto& b) { b[b.size() - kSubscribeTail - 3] = '/'; });
   return broken;
 }
 

@@ -1,11 +1,14 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.segment.SegmentObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
@@ -15,19 +18,20 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * A CHUNK_STREAMS subscription: the daemon puts each stream's chunks in {@code seq} order, drops
  * duplicates and marks the end of each stream; this side hands them out as {@link ChunkBatch}es.
  *
- * <p><b>Resuming.</b> Chunk rows carry no Kafka offsets, so after the daemon went away the
- * subscription asks for its partitions from where it first asked, and drops every chunk whose
- * {@code seq} it already handed out: each stream still arrives once, in order, at the cost of
- * reading again. (Resuming from a consumer group's committed offsets would need each stream's next
- * {@code seq} in SUBSCRIBE, since the daemon's ordering starts a stream at seq 0; protocol version
- * 1 has no such field, so a CHUNK_STREAMS subscription should not use a group that has committed.)
+ * <p><b>Resuming.</b> The subscription keeps each stream's next {@code seq}. When the daemon went
+ * away it subscribes again, from its consumer group's committed offsets ({@link #commitProcessed()}
+ * moves them) or, without a group, from where it first started, and names those streams and seqs in
+ * SUBSCRIBE: the daemon starts each of them there, and drops what comes before as duplicates. So
+ * every stream arrives once, in order, across daemon restarts. A <i>new</i> reader joining a group
+ * that committed mid-stream has no seqs to give and would wait for chunks committed long ago:
+ * CHUNK_STREAMS groups are for one reader that resumes.
  *
  * <p>Not thread-safe: one thread polls and closes batches, one batch at a time.
  */
 @PublicEvolving
 public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
-    // job + '\0' + stream → the next seq to hand out.
-    private final Map<String, Long> nextSeq = new HashMap<>();
+    // (job, stream) → the next seq to hand out.
+    private final Map<List<String>, Long> nextSeq = new HashMap<>();
 
     ChunkSubscription(BrokerdClient client, SubscriptionRequest request) throws IOException {
         super(client, request);
@@ -42,10 +46,10 @@ public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
         int[] rows = new int[root.getRowCount()];
         int count = 0;
         for (int row = 0; row < rows.length; row++) {
-            String key =
-                    new String(jobs.get(row), StandardCharsets.UTF_8)
-                            + '\0'
-                            + new String(streams.get(row), StandardCharsets.UTF_8);
+            List<String> key =
+                    List.of(
+                            new String(jobs.get(row), StandardCharsets.UTF_8),
+                            new String(streams.get(row), StandardCharsets.UTF_8));
             long seq = seqs.get(row);
             if (seq >= nextSeq.getOrDefault(key, 0L)) {
                 nextSeq.put(key, seq + 1);
@@ -58,6 +62,13 @@ public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
     @Override
     Map<Integer, Long> resumePositions() {
         return Map.of();
+    }
+
+    @Override
+    List<StreamStart> resumeStreams() {
+        List<StreamStart> starts = new ArrayList<>();
+        nextSeq.forEach((key, seq) -> starts.add(new StreamStart(key.get(0), key.get(1), seq)));
+        return starts;
     }
 
     @Override

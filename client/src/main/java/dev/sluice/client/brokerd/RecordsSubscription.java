@@ -1,9 +1,11 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.segment.SegmentObject;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -45,6 +47,11 @@ public final class RecordsSubscription extends SegmentSubscription<RecordBatch> 
     @Override
     Map<Integer, Long> resumePositions() {
         return positions;
+    }
+
+    @Override
+    List<StreamStart> resumeStreams() {
+        return List.of();
     }
 
     @Override

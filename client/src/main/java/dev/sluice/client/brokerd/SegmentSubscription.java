@@ -6,6 +6,7 @@ import dev.sluice.client.protocol.ControlMessage;
 import dev.sluice.client.protocol.ErrorCode;
 import dev.sluice.client.protocol.ErrorMessage;
 import dev.sluice.client.protocol.Release;
+import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.protocol.Subscribed;
 import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
@@ -68,6 +69,9 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
 
     /** Partition → offset to resume at, for the partitions this subscription has read. */
     abstract Map<Integer, Long> resumePositions();
+
+    /** CHUNK_STREAMS: the streams to resume past the chunks handed out. */
+    abstract List<StreamStart> resumeStreams();
 
     /** A batch was closed: its rows are processed. */
     abstract void closed(B batch);
@@ -168,7 +172,7 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         ControlConnection opened = client.connect();
         try {
             ControlMessage answer =
-                    opened.request(request.toSubscribe(resumePositions()))
+                    opened.request(request.toSubscribe(resumePositions(), resumeStreams()))
                             .get(client.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
             Subscribed subscribed = (Subscribed) answer;
             SegmentReader segment =

@@ -4,6 +4,7 @@ import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.protocol.Mode;
 import dev.sluice.client.protocol.PartitionStart;
 import dev.sluice.client.protocol.StartPosition;
+import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.protocol.Subscribe;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,9 +56,14 @@ public final class SubscriptionRequest {
 
     /**
      * The SUBSCRIBE that resumes after {@code positions} (partition → next offset): those
-     * partitions start there, the others where this request said.
+     * partitions start there, the others where this request said, or where the group committed.
      */
     Subscribe toSubscribe(Map<Integer, Long> positions) {
+        return toSubscribe(positions, List.of());
+    }
+
+    /** As above, with the streams a CHUNK_STREAMS reader resumes past what it has. */
+    Subscribe toSubscribe(Map<Integer, Long> positions, List<StreamStart> streams) {
         Map<Integer, PartitionStart> starts = new LinkedHashMap<>(partitions);
         positions.forEach(
                 (partition, next) -> starts.put(partition, PartitionStart.at(partition, next)));
@@ -73,7 +79,8 @@ public final class SubscriptionRequest {
                 entries,
                 topic,
                 groupId,
-                jobFilter);
+                jobFilter,
+                streams);
     }
 
     /** Builds a request; {@link #build()} checks it. */

@@ -31,6 +31,8 @@ public final class ControlCodec {
 
     private static final int LOCAL_LEADERS_FLAG = 1;
     private static final int PARTITION_START_SIZE = 16;
+    // A stream start: next_seq, then job and stream of at least one byte each.
+    private static final int MIN_STREAM_START_SIZE = 8 + 3 + 3;
     private static final int PARTITION_SIZE = 4;
     private static final int MAX_SLOTS = 65536;
     private static final long MIN_SLOT_SIZE = 256;
@@ -157,6 +159,12 @@ public final class ControlCodec {
         out.str16("topic", m.topic());
         out.str16("group_id", m.groupId());
         out.str16("job_filter", m.jobFilter());
+        out.i32(m.streams().size());
+        for (StreamStart entry : m.streams()) {
+            out.u64(entry.nextSeq());
+            out.str16("job", entry.job());
+            out.str16("stream", entry.stream());
+        }
     }
 
     private static void encodeBody(Subscribed m, WireWriter out) throws ProtocolException {
@@ -205,7 +213,7 @@ public final class ControlCodec {
                         new StartPosition[] {StartPosition.EARLIEST, StartPosition.LATEST},
                         StartPosition::code);
         long count = in.u32("partition_count");
-        checkCount(in, count, PARTITION_START_SIZE);
+        checkCount(in, "partition_count", count, PARTITION_START_SIZE);
         if (count == 0 && !localLeaders) {
             throw new ProtocolException(
                     "partition_count", count, "at least one partition without LOCAL_LEADERS");
@@ -233,6 +241,26 @@ public final class ControlCodec {
             throw new ProtocolException(
                     "job_filter", WireReader.quote(jobFilter), "must be empty in mode RECORDS");
         }
+        long streamCount = in.u32("stream_count");
+        checkCount(in, "stream_count", streamCount, MIN_STREAM_START_SIZE);
+        if (mode == Mode.RECORDS && streamCount != 0) {
+            throw new ProtocolException("stream_count", streamCount, "must be 0 in mode RECORDS");
+        }
+        List<StreamStart> streams = new ArrayList<>();
+        Set<List<String>> seenStreams = new HashSet<>();
+        for (int i = 0; i < streamCount; i++) {
+            String at = "streams[" + i + "].";
+            long nextSeq = in.u64(at + "next_seq");
+            String job = in.str16(at + "job");
+            checkName(at + "job", job, 1, MAX_JOB_FILTER_LENGTH);
+            String stream = in.str16(at + "stream");
+            checkName(at + "stream", stream, 1, MAX_JOB_FILTER_LENGTH);
+            if (!seenStreams.add(List.of(job, stream))) {
+                throw new ProtocolException(
+                        at + "stream", WireReader.quote(stream), "repeated for job " + job);
+            }
+            streams.add(new StreamStart(job, stream, nextSeq));
+        }
         return new Subscribe(
                 (int) slotCount,
                 localLeaders,
@@ -243,7 +271,8 @@ public final class ControlCodec {
                 partitions,
                 topic,
                 groupId,
-                jobFilter);
+                jobFilter,
+                streams);
     }
 
     private static PartitionStart decodePartitionStart(WireReader in, int index)
@@ -278,7 +307,7 @@ public final class ControlCodec {
                     "lane_hint", laneHint, "expected 0 to 30, or 65535 for none");
         }
         long count = in.u32("partition_count");
-        checkCount(in, count, PARTITION_SIZE);
+        checkCount(in, "partition_count", count, PARTITION_SIZE);
         List<Integer> partitions = new ArrayList<>();
         Set<Integer> seen = new HashSet<>();
         for (int i = 0; i < count; i++) {
@@ -393,11 +422,11 @@ public final class ControlCodec {
     }
 
     /** A count of fixed-size entries must fit in what is left of the frame. */
-    private static void checkCount(WireReader in, long count, int entrySize)
+    private static void checkCount(WireReader in, String field, long count, int entrySize)
             throws ProtocolException {
         if (count > in.remaining() / entrySize) {
             throw new ProtocolException(
-                    "partition_count",
+                    field,
                     count,
                     "more entries than the " + in.remaining() + " bytes left in the frame hold");
         }

@@ -9,7 +9,8 @@ import java.util.Objects;
  * slotCount} slots of {@code slotSize} bytes. {@code localLeaders} lets the daemon pick the
  * partitions led by its broker, {@code partitions} then only naming starts; an empty {@code
  * groupId} means no consumer group, an empty {@code jobFilter} every job, a {@code
- * reorderWindowBytes} of 0 the daemon's default.
+ * reorderWindowBytes} of 0 the daemon's default; {@code streams} (CHUNK_STREAMS only) resume
+ * streams past the chunks the reader has.
  */
 @PublicEvolving
 public record Subscribe(
@@ -22,7 +23,8 @@ public record Subscribe(
         List<PartitionStart> partitions,
         String topic,
         String groupId,
-        String jobFilter)
+        String jobFilter,
+        List<StreamStart> streams)
         implements ControlMessage {
     public Subscribe {
         Objects.requireNonNull(mode, "mode");
@@ -31,6 +33,7 @@ public record Subscribe(
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(jobFilter, "jobFilter");
+        streams = List.copyOf(streams);
     }
 
     @Override

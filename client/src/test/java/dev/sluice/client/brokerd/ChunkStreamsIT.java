@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * CHUNK_STREAMS through the real broker and daemon: chunks of several streams written over several
  * partitions in reverse order (many producers, seed 001 §4.3), one written twice, come out of
  * {@link ChunkSubscription} once each, in {@code seq} order, ended by their end-of-stream chunk —
- * across a SIGKILL of the daemon too.
+ * across a SIGKILL of the daemon too, resuming from the group's committed offsets mid-stream.
  */
 class ChunkStreamsIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -110,6 +111,23 @@ class ChunkStreamsIT {
         return seen;
     }
 
+    /** The daemon commits between pump rounds: wait until the group has offsets. */
+    private static void awaitCommitted(String topic, String group) throws Exception {
+        try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (admin
+                    .listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get()
+                    .keySet()
+                    .stream()
+                    .noneMatch(p -> p.topic().equals(topic))) {
+                assertThat(System.nanoTime()).as("offsets committed in time").isLessThan(deadline);
+                Thread.sleep(20); // the group's offsets announce nothing: look again
+            }
+        }
+    }
+
     private ChunkSubscription subscribe(String topic, String group) throws IOException {
         return BrokerdClient.builder(daemon.socket())
                 .reconnectTimeout(WAIT)
@@ -142,7 +160,7 @@ class ChunkStreamsIT {
     }
 
     @Test
-    void aSigkilledDaemonLosesNoChunkAndNoChunkComesTwice() throws Exception {
+    void aSigkilledDaemonResumesFromTheGroupAndNoChunkComesTwiceOrGoesMissing() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
         produceChunks(topic, 0, CHUNKS);
         daemon =
@@ -151,8 +169,10 @@ class ChunkStreamsIT {
                         KAFKA.bootstrapServers(),
                         dir.resolve("d.sock"),
                         Map.of("sluice.liveness.timeout.ms", "1000"));
-        try (ChunkSubscription subscription = subscribe(topic, "")) {
+        try (ChunkSubscription subscription = subscribe(topic, "chunks-resume")) {
             Map<String, List<Long>> seen = read(subscription, new HashMap<>(), 150);
+            subscription.commitProcessed();
+            awaitCommitted(topic, "chunks-resume");
             daemon.kill();
             daemon.restart();
             read(subscription, seen, Integer.MAX_VALUE);

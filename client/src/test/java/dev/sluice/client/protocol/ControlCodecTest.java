@@ -31,6 +31,7 @@ class ControlCodecTest {
         String topic = "chunks";
         String groupId = "g\u00fcnter";
         String jobFilter = "job-1";
+        List<StreamStart> streams = List.of(new StreamStart("job-1", "cyan", 3));
 
         Subscribe message() {
             return new Subscribe(
@@ -43,7 +44,8 @@ class ControlCodecTest {
                     partitions,
                     topic,
                     groupId,
-                    jobFilter);
+                    jobFilter,
+                    streams);
         }
     }
 
@@ -334,6 +336,17 @@ class ControlCodecTest {
         add.accept(subscribe(s -> s.groupId = "g".repeat(256)), "group_id");
         add.accept(subscribe(s -> s.groupId = "\ud800"), "group_id");
         add.accept(subscribe(s -> s.jobFilter = "job/1"), "job_filter");
+        add.accept(
+                subscribe(
+                        s ->
+                                s.streams =
+                                        List.of(
+                                                new StreamStart("job-1", "cyan", 3),
+                                                new StreamStart("job-1", "cyan", 9))),
+                "streams[1].stream");
+        add.accept(
+                subscribe(s -> s.streams = List.of(new StreamStart("job-1", "", 3))),
+                "streams[0].stream");
         add.accept(
                 new Frame(1, new Subscribed(0, ObjectKind.RECORDS, 0, List.of(), "s", new byte[1])),
                 "subscription_id");

@@ -33,6 +33,11 @@ final class FrameDescription {
             fields.put("topic", m.topic());
             fields.put("group_id", m.groupId());
             fields.put("job_filter", m.jobFilter());
+            fields.put(
+                    "streams",
+                    m.streams().stream()
+                            .map(s -> s.job() + "/" + s.stream() + ":" + s.nextSeq())
+                            .collect(Collectors.joining(",")));
         } else if (message instanceof Subscribed m) {
             fields.put("subscription_id", Long.toUnsignedString(m.subscriptionId()));
             fields.put("object_kind", m.objectKind().name());
