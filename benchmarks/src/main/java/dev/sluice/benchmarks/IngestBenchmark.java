@@ -153,6 +153,11 @@ public final class IngestBenchmark {
                                         Long.toString(records),
                                         Long.toString(warmup(records)),
                                         Long.toString(daemon.pid()))));
+        System.err.printf(
+                Locale.ROOT,
+                "  CPU-s in the window: reader %s, daemon %s%n",
+                reader.get("window_cpu_s"),
+                reader.get("daemon_window_cpu_s"));
         return run(
                 "sluice",
                 size,
