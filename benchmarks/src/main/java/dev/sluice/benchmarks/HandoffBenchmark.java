@@ -26,7 +26,9 @@ import java.util.stream.Stream;
  */
 public final class HandoffBenchmark {
     static final int[] SIZES = {100, 1 << 10, 64 << 10, 1 << 20};
-    static final String[] SYSTEMS = {"sluice", "memcpy", "aeron"};
+    static final String[] SYSTEMS = {"sluice", "memcpy", "memcpy-dram", "aeron"};
+    // The large-buffer anchor's ring: far beyond the 32 MiB L3, so every copy goes to DRAM.
+    private static final long DRAM_RING_BYTES = 1L << 30;
     private static final long MIB = 1 << 20;
 
     private final Path writer;
@@ -120,9 +122,12 @@ public final class HandoffBenchmark {
                         "--slot-size", Long.toString(slotSize),
                         "--slots", "16");
         String name = "sluice-bench-" + ProcessHandle.current().pid() + "-" + runs++;
+        List<String> dramShape = new ArrayList<>(shape);
+        dramShape.set(dramShape.size() - 1, Long.toString(DRAM_RING_BYTES / slotSize));
         return switch (system) {
             case "sluice" -> sluice(name, shape, size, rep, records, warmup);
-            case "memcpy" -> memcpy(shape, size, rep, records);
+            case "memcpy" -> memcpy(system, shape, size, rep, records);
+            case "memcpy-dram" -> memcpy(system, dramShape, size, rep, records);
             case "aeron" -> aeron(name, size, rep, records, warmup);
             default -> throw new IllegalArgumentException(system);
         };
@@ -160,12 +165,12 @@ public final class HandoffBenchmark {
                 parse(wrote, "cpu_s") + parse(read, "cpu_s"));
     }
 
-    private Run memcpy(List<String> shape, int size, int rep, long records)
+    private Run memcpy(String system, List<String> shape, int size, int rep, long records)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(writer.toString(), "memcpy"));
         command.addAll(shape);
         Map<String, String> copied = ChildProcess.result(ChildProcess.start(command));
-        return window("memcpy", size, rep, records, copied, copied, parse(copied, "cpu_s"));
+        return window(system, size, rep, records, copied, copied, parse(copied, "cpu_s"));
     }
 
     private Run aeron(String name, int size, int rep, long records, long warmup)
@@ -280,9 +285,10 @@ public final class HandoffBenchmark {
     static String table(List<Run> runs) {
         StringBuilder out =
                 new StringBuilder(
-                        "| size | system | MB/s min / median / max | M msg/s min / median / max"
-                                + " | CPU-s (median) | sluice / memcpy MB/s | sluice / aeron msg/s"
-                                + " |\n|---|---|---|---|---|---|---|\n");
+                        "| size | system | MB/s min / median / max | M msg/s min / median / max |"
+                            + " CPU-s (median) | sluice / memcpy MB/s | sluice / memcpy-dram MB/s |"
+                            + " sluice / aeron msg/s |\n"
+                            + "|---|---|---|---|---|---|---|---|\n");
         for (int size : SIZES) {
             Map<String, Summary> bandwidth = new HashMap<>();
             Map<String, Summary> rate = new HashMap<>();
@@ -311,13 +317,14 @@ public final class HandoffBenchmark {
                 out.append(
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %s | %s | %s | %.2f | %s | %s |%n",
+                                "| %s | %s | %s | %s | %.2f | %s | %s | %s |%n",
                                 sizeName(size),
                                 system,
                                 format(bandwidth.get(system), "%.0f"),
                                 format(rate.get(system), "%.4g"),
                                 cpu.get(system).median(),
                                 ratios ? ratio(bandwidth, "memcpy") : "",
+                                ratios ? ratio(bandwidth, "memcpy-dram") : "",
                                 ratios ? ratio(rate, "aeron") : ""));
             }
         }
