@@ -48,7 +48,8 @@ public final class HandoffBenchmark {
             long records,
             long bytes,
             double seconds,
-            double cpuSeconds) {
+            double cpuSeconds)
+            implements Measurement {
         double megabytesPerSecond() {
             return bytes / seconds / 1e6;
         }
@@ -290,25 +291,9 @@ public final class HandoffBenchmark {
                             + " sluice / aeron msg/s |\n"
                             + "|---|---|---|---|---|---|---|---|\n");
         for (int size : SIZES) {
-            Map<String, Summary> bandwidth = new HashMap<>();
-            Map<String, Summary> rate = new HashMap<>();
-            Map<String, Summary> cpu = new HashMap<>();
-            for (String system : SYSTEMS) {
-                List<Run> of =
-                        runs.stream()
-                                .filter(r -> r.size() == size && r.system().equals(system))
-                                .toList();
-                if (of.isEmpty()) {
-                    continue;
-                }
-                bandwidth.put(
-                        system,
-                        Summary.of(of.stream().mapToDouble(Run::megabytesPerSecond).toArray()));
-                rate.put(
-                        system,
-                        Summary.of(of.stream().mapToDouble(Run::megaMessagesPerSecond).toArray()));
-                cpu.put(system, Summary.of(of.stream().mapToDouble(Run::cpuSeconds).toArray()));
-            }
+            Map<String, Summary> bandwidth = Summary.bySystem(runs, size, Run::megabytesPerSecond);
+            Map<String, Summary> rate = Summary.bySystem(runs, size, Run::megaMessagesPerSecond);
+            Map<String, Summary> cpu = Summary.bySystem(runs, size, Run::cpuSeconds);
             for (String system : SYSTEMS) {
                 if (!bandwidth.containsKey(system)) {
                     continue;
@@ -320,31 +305,15 @@ public final class HandoffBenchmark {
                                 "| %s | %s | %s | %s | %.2f | %s | %s | %s |%n",
                                 sizeName(size),
                                 system,
-                                format(bandwidth.get(system), "%.0f"),
-                                format(rate.get(system), "%.4g"),
+                                bandwidth.get(system).format("%.0f"),
+                                rate.get(system).format("%.4g"),
                                 cpu.get(system).median(),
-                                ratios ? ratio(bandwidth, "memcpy") : "",
-                                ratios ? ratio(bandwidth, "memcpy-dram") : "",
-                                ratios ? ratio(rate, "aeron") : ""));
+                                ratios ? Summary.ratio(bandwidth, system, "memcpy") : "",
+                                ratios ? Summary.ratio(bandwidth, system, "memcpy-dram") : "",
+                                ratios ? Summary.ratio(rate, system, "aeron") : ""));
             }
         }
         return out.toString();
-    }
-
-    private static String ratio(Map<String, Summary> summaries, String anchor) {
-        return summaries.containsKey(anchor)
-                ? String.format(
-                        Locale.ROOT, "%.2f", summaries.get("sluice").ratioTo(summaries.get(anchor)))
-                : "";
-    }
-
-    private static String format(Summary summary, String number) {
-        return String.format(
-                Locale.ROOT,
-                number + " / " + number + " / " + number,
-                summary.min(),
-                summary.median(),
-                summary.max());
     }
 
     static String sizeName(int size) {

@@ -37,7 +37,8 @@ public final class IngestBenchmark {
             long bytes,
             double seconds,
             double cpuSeconds,
-            String checksum) {
+            String checksum)
+            implements Measurement {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -124,20 +125,32 @@ public final class IngestBenchmark {
     private void fill(String topic, int size, long records)
             throws IOException, InterruptedException {
         broker.createTopic(topic, PARTITIONS);
-        ChildProcess.run(
-                List.of(
-                        bin.resolve("sluice-kafka-tool").toString(),
-                        "produce",
-                        "--bootstrap-servers",
-                        broker.bootstrapServers(),
-                        "--topic",
-                        topic,
-                        "--count",
-                        Long.toString(records),
-                        "--size",
-                        Integer.toString(size),
-                        "--timeout-ms",
-                        "600000"));
+        kafkaTool(
+                "produce",
+                topic,
+                records,
+                "--size",
+                Integer.toString(size),
+                "--timeout-ms",
+                "600000");
+    }
+
+    /** Runs sluice-kafka-tool against the broker and returns its result line. */
+    private Map<String, String> kafkaTool(String mode, String topic, long count, String... more)
+            throws IOException, InterruptedException {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                bin.resolve("sluice-kafka-tool").toString(),
+                                mode,
+                                "--bootstrap-servers",
+                                broker.bootstrapServers(),
+                                "--topic",
+                                topic,
+                                "--count",
+                                Long.toString(count)));
+        command.addAll(List.of(more));
+        return ChildProcess.run(command);
     }
 
     private Run sluice(String topic, int size, int rep, long records)
@@ -170,20 +183,14 @@ public final class IngestBenchmark {
     private Run librdkafka(String topic, int size, int rep, long records)
             throws IOException, InterruptedException {
         Map<String, String> consumer =
-                ChildProcess.run(
-                        List.of(
-                                bin.resolve("sluice-kafka-tool").toString(),
-                                "consume",
-                                "--bootstrap-servers",
-                                broker.bootstrapServers(),
-                                "--topic",
-                                topic,
-                                "--count",
-                                Long.toString(records),
-                                "--warmup",
-                                Long.toString(warmup(records)),
-                                "--digest",
-                                "sum64"));
+                kafkaTool(
+                        "consume",
+                        topic,
+                        records,
+                        "--warmup",
+                        Long.toString(warmup(records)),
+                        "--digest",
+                        "sum64");
         return run(
                 "librdkafka",
                 size,
@@ -251,62 +258,26 @@ public final class IngestBenchmark {
                                 + " librdkafka CPU per GB |\n"
                                 + "|---|---|---|---|---|---|\n");
         for (int size : SIZES) {
-            Map<String, Summary> rate = new HashMap<>();
-            Map<String, Summary> cpu = new HashMap<>();
-            for (String system : SYSTEMS) {
-                List<Run> of =
-                        runs.stream()
-                                .filter(r -> r.size() == size && r.system().equals(system))
-                                .toList();
-                if (of.isEmpty()) {
-                    continue;
-                }
-                rate.put(
-                        system,
-                        Summary.of(
-                                of.stream()
-                                        .mapToDouble(r -> r.recordsPerSecond() / 1e6)
-                                        .toArray()));
-                cpu.put(
-                        system,
-                        Summary.of(of.stream().mapToDouble(Run::cpuSecondsPerGigabyte).toArray()));
-            }
+            Map<String, Summary> rate =
+                    Summary.bySystem(runs, size, run -> run.recordsPerSecond() / 1e6);
+            Map<String, Summary> cpu = Summary.bySystem(runs, size, Run::cpuSecondsPerGigabyte);
             for (String system : SYSTEMS) {
                 if (!rate.containsKey(system)) {
                     continue;
                 }
-                boolean sluice = system.equals("sluice") && rate.containsKey("librdkafka");
+                boolean sluice = system.equals("sluice");
                 out.append(
                         String.format(
                                 Locale.ROOT,
                                 "| %s | %s | %s | %s | %s | %s |%n",
-                                size < 1024 ? size + " B" : size / 1024 + " KiB",
+                                HandoffBenchmark.sizeName(size),
                                 system,
-                                format(rate.get(system), "%.3f"),
-                                format(cpu.get(system), "%.2f"),
-                                sluice
-                                        ? String.format(
-                                                Locale.ROOT,
-                                                "%.2f",
-                                                rate.get(system).ratioTo(rate.get("librdkafka")))
-                                        : "",
-                                sluice
-                                        ? String.format(
-                                                Locale.ROOT,
-                                                "%.2f",
-                                                cpu.get(system).ratioTo(cpu.get("librdkafka")))
-                                        : ""));
+                                rate.get(system).format("%.3f"),
+                                cpu.get(system).format("%.2f"),
+                                sluice ? Summary.ratio(rate, system, "librdkafka") : "",
+                                sluice ? Summary.ratio(cpu, system, "librdkafka") : ""));
             }
         }
         return out.toString();
-    }
-
-    private static String format(Summary summary, String number) {
-        return String.format(
-                Locale.ROOT,
-                number + " / " + number + " / " + number,
-                summary.min(),
-                summary.median(),
-                summary.max());
     }
 }
