@@ -56,8 +56,13 @@ public final class RecordsSubscription extends SegmentSubscription<RecordBatch> 
 
     @Override
     void closed(RecordBatch batch) {
-        for (int row = 0; row < batch.rowCount(); row++) {
-            positions.put(batch.partition(row), batch.offset(row) + 1);
+        // A partition's records come in runs, in offset order: one map update per run, not per row.
+        int rows = batch.rowCount();
+        for (int row = 0; row < rows; row++) {
+            int partition = batch.partition(row);
+            if (row + 1 == rows || batch.partition(row + 1) != partition) {
+                positions.put(partition, batch.offset(row) + 1);
+            }
         }
     }
 }
