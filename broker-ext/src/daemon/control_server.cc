@@ -214,6 +214,10 @@ void ControlServer::Receive(Connection& connection) {
     Drop(connection, "peer closed the connection");
     return;
   }
+  if (read.code() == StatusCode::kIoError) {
+    Drop(connection, read.message());  // the socket failed: nobody to tell
+    return;
+  }
   if (!read.ok()) {
     SendError(connection, 0, 0, ErrorCode::kBadFrame, read.message());
     Drop(connection, read.message());
