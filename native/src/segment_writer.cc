@@ -195,14 +195,19 @@ template <typename Ready>
 Status SegmentWriter::WaitUntil(Ready ready, std::chrono::nanoseconds timeout, const char* what) {
   auto waiting = Atomic<uint32_t>(mapping_.data(), h::kWriterWaiting);
   IdleStrategy idle(options_.idle);
+  // ready() may act when it holds (Acquire's takes the slot it found), so once it held it is not
+  // asked again: when the park's last look found a slot, the loop's next look would take a
+  // second one, and the first would stay the writer's for good.
+  bool held = false;
+  auto ready_once = [&] { return held || (held = ready()); };
   auto ready_or_reclaimed = [&] {
-    if (ready()) return true;
+    if (ready_once()) return true;
     ReclaimLanes();
-    return ready();
+    return ready_once();
   };
   auto park = [&](std::chrono::nanoseconds wait) {
     waiting.store(1, std::memory_order_seq_cst);
-    if (!ready()) {
+    if (!ready_once()) {
       if (doorbell_.has_value()) {
         doorbell_->Wait(wait);
       } else {

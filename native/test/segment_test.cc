@@ -8,12 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <future>
 #include <thread>
 
 #include "content_rule.h"
 #include "sluice/layout.h"
+#include "sluice/mapping.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
 #include "test_util.h"
@@ -203,6 +205,58 @@ TEST(Segment, CreditsExhaustedTheWriterWaitsThenProceedsAfterARelease) {
   ASSERT_TRUE(reader->Release(held).ok());
   EXPECT_TRUE(acquiring.get().ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms) << "the release rang the doorbell";
+}
+
+// A slot released while the writer parks is found by the park's own last look, not the loop's:
+// Acquire must then hold that one slot, not take it and go on looking for another. Thousands of
+// slots make the park's scan long enough for the release to land inside it, and the slot
+// released is the last one the scan visits.
+TEST(Segment, ASlotFreedDuringTheWritersParkIsAcquiredOnce) {
+  ScopedName name("park-acquire");
+  WriterOptions options = SmallWriter(name.name());
+  options.slot_count = 65536;
+  options.slot_size = 256;
+  options.lane_count = 1;
+  options.checksums = false;
+  options.idle.spins = 0;  // park at the first idle step
+  options.idle.yields = 0;
+  auto writer = SegmentWriter::Create(options).MoveValue();
+  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  // The test's own view of writer_waiting: a load sees the writer park within nanoseconds.
+  const int fd = open(name.path().c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  auto header = Mapping::Map(fd, 4096).MoveValue();
+  close(fd);
+  std::atomic_ref<uint32_t> writer_waiting(
+      *reinterpret_cast<uint32_t*>(header.data() + h::kWriterWaiting));
+  std::vector<ObjectView> held;
+  auto publish = [&] {
+    auto slot = writer->Acquire(0ns);
+    return slot.ok() && writer->Publish(EncodedObject{}).ok();
+  };
+  for (uint32_t i = 0; i < options.slot_count; ++i) {
+    ASSERT_TRUE(publish());
+    held.push_back(reader->Next(1s).MoveValue());
+  }
+  for (int round = 0; round < 32; ++round) {
+    SCOPED_TRACE(round);
+    auto acquiring = std::async(std::launch::async, [&] { return writer->Acquire(3s); });
+    // Bounded by the deadline; the writer parks microseconds after it starts waiting.
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (writer_waiting.load() != 1 && std::chrono::steady_clock::now() < deadline) {
+    }
+    const ObjectView newest = held.back();
+    held.pop_back();
+    ASSERT_TRUE(reader->Release(newest).ok());
+    auto acquired = acquiring.get();
+    ASSERT_TRUE(acquired.ok()) << acquired.status().ToString();
+    EXPECT_EQ(acquired->slot, newest.slot);
+    ASSERT_TRUE(writer->Publish(EncodedObject{}).ok());
+    held.push_back(reader->Next(1s).MoveValue());
+  }
+  for (const ObjectView& object : held) ASSERT_TRUE(reader->Release(object).ok());
+  EXPECT_EQ(writer->FreeSlots(), options.slot_count) << "no slot stays with the writer";
+  EXPECT_TRUE(writer->Close(1s).ok());
 }
 
 TEST(Segment, AParkedReaderIsWokenByTheDoorbell) {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +23,8 @@ import java.util.stream.Stream;
  * min / median / max table with the ratios) to the results directory.
  *
  * <p>Arguments: {@code --writer PATH} (handoff-writer), {@code --results DIR}, {@code --reps K}
- * (5), {@code --mib V} (2048 MiB per run). Child JVMs get this JVM's class path.
+ * (5), {@code --mib V} (2048 MiB per run), {@code --sizes B,B} and {@code --systems S,S} (a subset
+ * of the sizes and systems, for trials). Child JVMs get this JVM's class path.
  */
 public final class HandoffBenchmark {
     static final int[] SIZES = {100, 1 << 10, 64 << 10, 1 << 20};
@@ -68,23 +70,22 @@ public final class HandoffBenchmark {
         Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
         int reps = Integer.parseInt(options.getOrDefault("--reps", "5"));
         long volume = Long.parseLong(options.getOrDefault("--mib", "2048")) * MIB;
+        int[] sizes =
+                options.containsKey("--sizes")
+                        ? Arrays.stream(options.get("--sizes").split(","))
+                                .mapToInt(Integer::parseInt)
+                                .toArray()
+                        : SIZES;
+        String[] systems =
+                options.containsKey("--systems") ? options.get("--systems").split(",") : SYSTEMS;
         HandoffBenchmark benchmark = new HandoffBenchmark(writer, volume);
         List<Run> runs = new ArrayList<>();
-        List<String> failures = new ArrayList<>();
-        for (int size : SIZES) {
+        for (int size : sizes) {
             for (int rep = 1; rep <= reps; rep++) {
-                // Rotating the order spreads the machine's drift over the three systems.
-                for (int k = 0; k < SYSTEMS.length; k++) {
-                    String system = SYSTEMS[(k + rep) % SYSTEMS.length];
-                    Run run;
-                    try {
-                        run = benchmark.run(system, size, rep);
-                    } catch (IllegalStateException e) {
-                        // A failed run is reported, then repeated once; a second failure ends it.
-                        failures.add(system + " " + size + " B rep " + rep + ": " + e.getMessage());
-                        System.err.println("run failed, repeating it: " + e.getMessage());
-                        run = benchmark.run(system, size, rep);
-                    }
+                // Rotating the order spreads the machine's drift over the systems.
+                for (int k = 0; k < systems.length; k++) {
+                    String system = systems[(k + rep) % systems.length];
+                    Run run = benchmark.run(system, size, rep);
                     System.err.printf(
                             Locale.ROOT,
                             "%-6s %8d B  rep %d  %9.1f MB/s  %9.4g M msg/s  %5.2f CPU-s%n",
@@ -100,10 +101,7 @@ public final class HandoffBenchmark {
         }
         Files.createDirectories(results);
         Files.writeString(results.resolve("handoff.csv"), csv(runs));
-        StringBuilder table = new StringBuilder(table(runs));
-        for (String failure : failures) {
-            table.append("\nRepeated after a failure: ").append(failure).append('\n');
-        }
+        String table = table(runs);
         Files.writeString(results.resolve("handoff.md"), table);
         System.out.print(table);
     }
