@@ -492,8 +492,16 @@ void ControlServer::Tick() {
     }
     for (uint64_t id : failed) EndSubscription(*connection, id);
     if (now - connection->last_received > config_.liveness_timeout) {
-      Drop(*connection, "no frame for " + std::to_string(config_.liveness_timeout.count()) + " ms");
-      continue;
+      // A slow request (metadata, committed offsets) blocks this loop, and frames that came
+      // meanwhile wait unread: look before calling the peer silent.
+      pollfd pending{connection->fd, POLLIN, 0};
+      if (::poll(&pending, 1, 0) > 0) Receive(*connection);
+      if (connection->closing) continue;
+      if (now - connection->last_received > config_.liveness_timeout) {
+        Drop(*connection,
+             "no frame for " + std::to_string(config_.liveness_timeout.count()) + " ms");
+        continue;
+      }
     }
     const auto peer_timeout = connection->peer_timeout.count() > 0
                                   ? connection->peer_timeout
