@@ -1,13 +1,13 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * One object of a CHUNK_STREAMS subscription: chunks of one or more streams, each stream's in
@@ -21,9 +21,9 @@ public final class ChunkBatch extends SegmentBatch {
     ChunkBatch(
             ChunkSubscription subscription,
             SegmentObject object,
-            VectorSchemaRoot root,
+            ArrowBatchReader loader,
             int[] rows) {
-        super(subscription, object, root);
+        super(subscription, object, loader);
         this.rows = rows;
     }
 

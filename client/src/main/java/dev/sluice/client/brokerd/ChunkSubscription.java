@@ -2,6 +2,7 @@ package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.protocol.StreamStart;
+import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,8 @@ public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
     }
 
     @Override
-    ChunkBatch wrap(SegmentObject object, VectorSchemaRoot root) {
+    ChunkBatch wrap(SegmentObject object, ArrowBatchReader loader) {
+        VectorSchemaRoot root = loader.root();
         VarCharVector jobs = (VarCharVector) root.getVector("job");
         VarCharVector streams = (VarCharVector) root.getVector("stream");
         UInt8Vector seqs = (UInt8Vector) root.getVector("seq");
@@ -56,7 +58,7 @@ public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
                 rows[count++] = row;
             }
         }
-        return count == 0 ? null : new ChunkBatch(this, object, root, Arrays.copyOf(rows, count));
+        return count == 0 ? null : new ChunkBatch(this, object, loader, Arrays.copyOf(rows, count));
     }
 
     @Override

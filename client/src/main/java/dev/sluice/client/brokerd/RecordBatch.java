@@ -1,6 +1,7 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.RecordHeader;
 import dev.sluice.client.segment.SegmentObject;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,6 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.TimeStampMilliTZVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 
@@ -23,11 +23,17 @@ import org.apache.arrow.vector.complex.StructVector;
 public final class RecordBatch extends SegmentBatch {
     private final IntVector partitions;
     private final BigIntVector offsets;
+    private final TimeStampMilliTZVector timestamps;
+    private final VarBinaryVector keys;
+    private final VarBinaryVector values;
 
-    RecordBatch(RecordsSubscription subscription, SegmentObject object, VectorSchemaRoot root) {
-        super(subscription, object, root);
+    RecordBatch(RecordsSubscription subscription, SegmentObject object, ArrowBatchReader loader) {
+        super(subscription, object, loader);
         this.partitions = (IntVector) root().getVector("partition");
         this.offsets = (BigIntVector) root().getVector("offset");
+        this.timestamps = (TimeStampMilliTZVector) root().getVector("timestamp");
+        this.keys = (VarBinaryVector) root().getVector("key");
+        this.values = (VarBinaryVector) root().getVector("value");
     }
 
     public int rowCount() {
@@ -43,17 +49,23 @@ public final class RecordBatch extends SegmentBatch {
     }
 
     public long timestampMs(int row) {
-        return ((TimeStampMilliTZVector) root().getVector("timestamp")).get(row);
+        return timestamps.get(row);
     }
 
     /** A copy of the key, or null. */
     public byte[] key(int row) {
-        return ((VarBinaryVector) root().getVector("key")).getObject(row);
+        return keys.getObject(row);
     }
 
     /** A copy of the value, or null; {@link #root()} reads it in place. */
     public byte[] value(int row) {
-        return ((VarBinaryVector) root().getVector("value")).getObject(row);
+        return values.getObject(row);
+    }
+
+    /** Key and value bytes of a row, without copying them. */
+    public int sizeInBytes(int row) {
+        return (keys.isNull(row) ? 0 : keys.getValueLength(row))
+                + (values.isNull(row) ? 0 : values.getValueLength(row));
     }
 
     public List<RecordHeader> headers(int row) {

@@ -2,12 +2,12 @@ package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.protocol.StreamStart;
+import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * A RECORDS subscription: the records of its partitions, in per-partition offset order, as {@link
@@ -40,8 +40,8 @@ public final class RecordsSubscription extends SegmentSubscription<RecordBatch> 
     }
 
     @Override
-    RecordBatch wrap(SegmentObject object, VectorSchemaRoot root) {
-        return new RecordBatch(this, object, root);
+    RecordBatch wrap(SegmentObject object, ArrowBatchReader loader) {
+        return new RecordBatch(this, object, loader);
     }
 
     @Override
@@ -57,11 +57,12 @@ public final class RecordsSubscription extends SegmentSubscription<RecordBatch> 
     @Override
     void closed(RecordBatch batch) {
         // A partition's records come in runs, in offset order: one map update per run, not per row.
+        // With several batches open they may close out of order: a position only moves forward.
         int rows = batch.rowCount();
         for (int row = 0; row < rows; row++) {
             int partition = batch.partition(row);
             if (row + 1 == rows || batch.partition(row + 1) != partition) {
-                positions.put(partition, batch.offset(row) + 1);
+                positions.merge(partition, batch.offset(row) + 1, Math::max);
             }
         }
     }

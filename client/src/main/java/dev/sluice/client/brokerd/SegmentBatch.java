@@ -1,6 +1,7 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
 import java.io.IOException;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -13,27 +14,29 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public abstract class SegmentBatch implements AutoCloseable {
     private final SegmentSubscription<?> subscription;
     private final SegmentObject object;
-    private final VectorSchemaRoot root;
+    private final ArrowBatchReader loader;
     private boolean closed;
 
-    SegmentBatch(SegmentSubscription<?> subscription, SegmentObject object, VectorSchemaRoot root) {
+    SegmentBatch(
+            SegmentSubscription<?> subscription, SegmentObject object, ArrowBatchReader loader) {
         this.subscription = subscription;
         this.object = object;
-        this.root = root;
+        this.loader = loader;
     }
 
     /** The object as Arrow vectors over shared memory: zero-copy, valid until {@link #close()}. */
     public VectorSchemaRoot root() {
-        return root;
+        return loader.root();
+    }
+
+    /** The loader whose vectors hold this batch; free again once it is closed. */
+    ArrowBatchReader loader() {
+        return loader;
     }
 
     /** The segment's id of this object, as RELEASE counts them. */
     long objectId() {
         return object.objectId();
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 
     @Override

@@ -15,6 +15,8 @@ import dev.sluice.client.segment.WriterDeadException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -23,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * What both kinds of subscription share: the control connection, the segment, the RELEASE
@@ -34,8 +35,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * backoff, and subscribes from where its subclass says it got to. An error that would come again
  * (an unknown topic, a record larger than a slot) ends it instead, with a {@link BrokerdException}.
  *
- * <p>Not thread-safe: one thread polls and closes batches, one batch at a time (the batch's vectors
- * are reused by the next one).
+ * <p>Not thread-safe: one thread polls and closes batches. Up to {@link
+ * SubscriptionRequest#maxOpenBatches()} batches may be open at once, each with vectors of its own;
+ * a closed batch's vectors are reused by a later one.
  */
 @Internal
 abstract class SegmentSubscription<B extends SegmentBatch> implements AutoCloseable {
@@ -46,8 +48,9 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     private long subscriptionId;
     private List<Integer> assigned;
     private SegmentReader reader;
-    private ArrowBatchReader batches;
-    private B current;
+    // One loader per batch that may be open: a loader's vectors belong to one batch at a time.
+    private final ArrayDeque<ArrowBatchReader> freeLoaders = new ArrayDeque<>();
+    private final List<B> openBatches = new ArrayList<>();
     // RELEASE carries a watermark: every object up to it was processed.
     private long processedThrough = -1;
     private final TreeSet<Long> processedAhead = new TreeSet<>();
@@ -65,7 +68,7 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     }
 
     /** The batch to hand out for this object, or null when none of its rows is new. */
-    abstract B wrap(SegmentObject object, VectorSchemaRoot root);
+    abstract B wrap(SegmentObject object, ArrowBatchReader loader);
 
     /** Partition → offset to resume at, for the partitions this subscription has read. */
     abstract Map<Integer, Long> resumePositions();
@@ -77,8 +80,11 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     abstract void closed(B batch);
 
     /**
-     * The next batch, waiting up to {@code timeout}; null if none came. Close the previous batch
-     * first.
+     * The next batch, waiting up to {@code timeout}; null if none came. At most {@link
+     * SubscriptionRequest#maxOpenBatches()} batches may be open: close one first.
+     *
+     * <p>After the daemon went away, the subscription resumes only once every open batch is closed
+     * (their rows are in the old segment): until then it returns null.
      *
      * @throws BrokerdException when the daemon ended the subscription for good
      */
@@ -86,9 +92,10 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         if (closed) {
             throw new IllegalStateException("the subscription is closed");
         }
-        if (current != null && !current.isClosed()) {
+        if (freeLoaders.isEmpty()) {
             throw new IllegalStateException(
-                    "close the previous batch first: its vectors are reused");
+                    openBatches.size()
+                            + " batches open, the request's maxOpenBatches: close one first");
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -104,17 +111,23 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
                 connected = false;
             }
             if (object != null) {
-                B batch = wrap(object, batches.load(object));
+                ArrowBatchReader loader = freeLoaders.peek();
+                loader.load(object);
+                B batch = wrap(object, loader);
                 if (batch == null) {
                     // Delivered before a resubscription: drop, and count as processed.
                     processed(object.objectId());
                     object.release();
                     continue;
                 }
-                current = batch;
-                return current;
+                freeLoaders.pop();
+                openBatches.add(batch);
+                return batch;
             }
             if (connected && !reader.isEndOfStream()) {
+                return null;
+            }
+            if (!openBatches.isEmpty()) {
                 return null;
             }
             ErrorMessage error = connection.subscriptionError();
@@ -151,6 +164,8 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     void released(B batch) {
         closed(batch);
         processed(batch.objectId());
+        openBatches.remove(batch);
+        freeLoaders.push(batch.loader());
     }
 
     private void processed(long id) {
@@ -179,13 +194,16 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
                     SegmentReader.open(client.segmentDir().resolve(subscribed.segmentName()));
             if (reader != null) {
                 reader.close();
-                batches.close();
+                freeLoaders.forEach(ArrowBatchReader::close);
+                freeLoaders.clear();
             }
             connection = opened;
             subscriptionId = subscribed.subscriptionId();
             assigned = List.copyOf(subscribed.partitions());
             reader = segment;
-            batches = new ArrowBatchReader(reader.schema(), allocator);
+            for (int i = 0; i < request.maxOpenBatches(); i++) {
+                freeLoaders.push(new ArrowBatchReader(reader.schema(), allocator));
+            }
             processedThrough = -1;
             processedAhead.clear();
             if (resuming) {
@@ -243,8 +261,8 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         }
         closed = true;
         try {
-            if (current != null) {
-                current.close();
+            for (B batch : List.copyOf(openBatches)) {
+                batch.close();
             }
             if (connection.isOpen()) {
                 commitProcessed();
@@ -253,7 +271,7 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         } finally {
             connection.close();
             reader.close();
-            batches.close();
+            freeLoaders.forEach(ArrowBatchReader::close);
             allocator.close();
         }
     }

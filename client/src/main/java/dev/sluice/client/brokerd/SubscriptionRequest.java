@@ -28,6 +28,7 @@ public final class SubscriptionRequest {
     private final Mode mode;
     private final String jobFilter;
     private final long reorderWindowBytes;
+    private final int maxOpenBatches;
 
     private SubscriptionRequest(Builder builder) {
         this.topic = builder.topic;
@@ -40,6 +41,7 @@ public final class SubscriptionRequest {
         this.mode = builder.mode;
         this.jobFilter = builder.jobFilter;
         this.reorderWindowBytes = builder.reorderWindowBytes;
+        this.maxOpenBatches = builder.maxOpenBatches;
     }
 
     public static Builder builder(String topic) {
@@ -52,6 +54,11 @@ public final class SubscriptionRequest {
 
     public Mode mode() {
         return mode;
+    }
+
+    /** How many batches the reader may hold open at once. */
+    public int maxOpenBatches() {
+        return maxOpenBatches;
     }
 
     /**
@@ -96,6 +103,7 @@ public final class SubscriptionRequest {
         private Mode mode = Mode.RECORDS;
         private String jobFilter = "";
         private long reorderWindowBytes;
+        private int maxOpenBatches = 1;
 
         private Builder(String topic) {
             this.topic = Objects.requireNonNull(topic, "topic");
@@ -161,6 +169,15 @@ public final class SubscriptionRequest {
             return this;
         }
 
+        /**
+         * How many batches the reader may hold open at once (1 by default): more lets one thread
+         * poll while others still read earlier batches. Each open batch holds a slot.
+         */
+        public Builder maxOpenBatches(int count) {
+            this.maxOpenBatches = count;
+            return this;
+        }
+
         public SubscriptionRequest build() {
             if (mode == Mode.RECORDS && (reorderWindowBytes != 0 || !jobFilter.isEmpty())) {
                 throw new IllegalArgumentException(
@@ -178,6 +195,13 @@ public final class SubscriptionRequest {
             }
             if (slotCount < 1 || slotCount > 65536) {
                 throw new IllegalArgumentException("slot count " + slotCount + ": 1 to 65536");
+            }
+            if (maxOpenBatches < 1 || maxOpenBatches > slotCount) {
+                throw new IllegalArgumentException(
+                        "max open batches "
+                                + maxOpenBatches
+                                + ": 1 to the slot count "
+                                + slotCount);
             }
             if (slotSize < 256 || slotSize % 64 != 0 || slotSize > (1L << 31) - 64) {
                 throw new IllegalArgumentException(

@@ -165,6 +165,48 @@ class BrokerdClientIT {
     }
 
     @Test
+    void severalBatchesMayBeOpenAtOnceEachWithItsOwnVectors() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 0, 3000, 1);
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(1, StartPosition.EARLIEST)
+                                        .slots(8, 4096)
+                                        .maxOpenBatches(2)
+                                        .build())) {
+            RecordBatch first = null;
+            RecordBatch second = null;
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (second == null && System.nanoTime() < deadline) {
+                RecordBatch batch = subscription.poll(Duration.ofMillis(200));
+                if (first == null) {
+                    first = batch;
+                } else {
+                    second = batch;
+                }
+            }
+            assertThat(second).as("two batches polled").isNotNull();
+            assertThat(second.root()).isNotSameAs(first.root());
+            long firstEnd = first.offset(first.rowCount() - 1);
+            assertThat(second.offset(0)).isEqualTo(firstEnd + 1);
+            assertThat(text(first.value(0))).isEqualTo("value-0");
+            assertThatThrownBy(() -> subscription.poll(Duration.ZERO))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("close one first");
+            int consumed = first.rowCount() + second.rowCount();
+            // Out of order: the second closes first, and the first still reads its own rows.
+            second.close();
+            assertThat(text(first.value(first.rowCount() - 1))).isEqualTo("value-" + firstEnd);
+            first.close();
+            List<String> rest = read(subscription, 3000 - consumed);
+            assertThat(rest).isNotEmpty().last().isEqualTo("value-2999");
+        }
+    }
+
+    @Test
     void recordsWrittenByKcatArrive() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
         Path input = dir.resolve("kcat.in");

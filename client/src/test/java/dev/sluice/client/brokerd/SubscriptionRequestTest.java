@@ -85,5 +85,13 @@ class SubscriptionRequestTest {
                                         .slots(0, 4096)
                                         .build())
                 .hasMessageContaining("slot count");
+        assertThatThrownBy(
+                        () ->
+                                SubscriptionRequest.builder("t")
+                                        .localLeaders()
+                                        .slots(4, 4096)
+                                        .maxOpenBatches(5)
+                                        .build())
+                .hasMessageContaining("max open batches");
     }
 }

@@ -1,0 +1,189 @@
+package dev.sluice.flink.source;
+
+import dev.sluice.flink.source.reader.PushSettings;
+import dev.sluice.flink.source.reader.ReaderSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+
+/**
+ * Builds a {@link SluiceSource}; {@link #build()} checks that the settings fit together. Kafka
+ * client properties ({@link #setProperty}) reach the PULL consumers and the enumerator's admin
+ * client as they are.
+ */
+@PublicEvolving
+public final class SluiceSourceBuilder<T> {
+    /** Where {@code sluice-brokerd} listens unless told otherwise. */
+    public static final String DEFAULT_SOCKET = "/run/sluice/brokerd.sock";
+
+    private final Properties kafka = new Properties();
+    private final List<String> topics = new ArrayList<>();
+    private String groupId = "";
+    private SluiceOffsets startingOffsets = SluiceOffsets.earliest();
+    private SluiceOffsets stoppingOffsets;
+    private Duration discoveryInterval = Duration.ofSeconds(30);
+    private ReadMode readMode = ReadMode.AUTO;
+    private Path socket = Path.of(DEFAULT_SOCKET);
+    private Path segmentDir = Path.of("/dev/shm");
+    private int slotCount = 64;
+    private long slotSize = 1 << 20;
+    private int maxOpenBatches = 8;
+    private Boolean commitOffsetsOnCheckpoint;
+    private SluiceDeserializationSchema<T> deserializer;
+
+    SluiceSourceBuilder() {}
+
+    public SluiceSourceBuilder<T> setBootstrapServers(String servers) {
+        return setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, servers);
+    }
+
+    public SluiceSourceBuilder<T> setTopics(String... topics) {
+        this.topics.clear();
+        this.topics.addAll(List.of(topics));
+        return this;
+    }
+
+    /** The consumer group: committed offsets as starts, and where checkpoints commit to. */
+    public SluiceSourceBuilder<T> setGroupId(String groupId) {
+        this.groupId = Objects.requireNonNull(groupId);
+        return this;
+    }
+
+    /** Where partitions start when not restored from a checkpoint; the earliest by default. */
+    public SluiceSourceBuilder<T> setStartingOffsets(SluiceOffsets offsets) {
+        this.startingOffsets = Objects.requireNonNull(offsets);
+        return this;
+    }
+
+    /** Makes the source bounded: each partition ends before these offsets, resolved at start. */
+    public SluiceSourceBuilder<T> setBounded(SluiceOffsets stoppingOffsets) {
+        this.stoppingOffsets = Objects.requireNonNull(stoppingOffsets);
+        return this;
+    }
+
+    /** How often an unbounded source looks for new partitions (30 s); zero: only at start. */
+    public SluiceSourceBuilder<T> setPartitionDiscoveryInterval(Duration interval) {
+        this.discoveryInterval = Objects.requireNonNull(interval);
+        return this;
+    }
+
+    public SluiceSourceBuilder<T> setReadMode(ReadMode mode) {
+        this.readMode = Objects.requireNonNull(mode);
+        return this;
+    }
+
+    /** The control socket of the {@code sluice-brokerd} on every TaskManager's host. */
+    public SluiceSourceBuilder<T> setBrokerdSocket(Path socket) {
+        this.socket = Objects.requireNonNull(socket);
+        return this;
+    }
+
+    /** Where that daemon creates segments ({@code sluice.segment.dir}, {@code /dev/shm}). */
+    public SluiceSourceBuilder<T> setSegmentDir(Path dir) {
+        this.segmentDir = Objects.requireNonNull(dir);
+        return this;
+    }
+
+    /**
+     * PUSH: the segment of each subscription ({@code count} slots of {@code size} bytes, 64 × 1
+     * MiB), and how many of its batches the TaskManager's readers may hold at once (8): the most a
+     * reader buffers.
+     */
+    public SluiceSourceBuilder<T> setSlots(int count, long size, int maxOpenBatches) {
+        this.slotCount = count;
+        this.slotSize = size;
+        this.maxOpenBatches = maxOpenBatches;
+        return this;
+    }
+
+    /** Commit offsets to the group when a checkpoint completes: on whenever a group is set. */
+    public SluiceSourceBuilder<T> setCommitOffsetsOnCheckpoint(boolean commit) {
+        this.commitOffsetsOnCheckpoint = commit;
+        return this;
+    }
+
+    public SluiceSourceBuilder<T> setDeserializer(SluiceDeserializationSchema<T> deserializer) {
+        this.deserializer = Objects.requireNonNull(deserializer);
+        return this;
+    }
+
+    public SluiceSourceBuilder<T> setValueOnlyDeserializer(DeserializationSchema<T> schema) {
+        return setDeserializer(SluiceDeserializationSchema.valueOnly(schema));
+    }
+
+    /** A Kafka client property, passed through to the consumers and the admin client. */
+    public SluiceSourceBuilder<T> setProperty(String key, String value) {
+        kafka.setProperty(Objects.requireNonNull(key), Objects.requireNonNull(value));
+        return this;
+    }
+
+    public SluiceSourceBuilder<T> setProperties(Properties properties) {
+        properties.forEach((k, v) -> setProperty(k.toString(), v.toString()));
+        return this;
+    }
+
+    public SluiceSource<T> build() {
+        if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
+            throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
+        }
+        if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
+            throw new IllegalStateException("topics " + topics + ": name one or more");
+        }
+        if (deserializer == null) {
+            throw new IllegalStateException("no deserializer: call setDeserializer");
+        }
+        String group =
+                groupId.isEmpty() ? kafka.getProperty(ConsumerConfig.GROUP_ID_CONFIG, "") : groupId;
+        if (startingOffsets.needsGroup() && group.isEmpty()) {
+            throw new IllegalStateException("starting from committed offsets needs a group id");
+        }
+        if (Boolean.TRUE.equals(commitOffsetsOnCheckpoint) && group.isEmpty()) {
+            throw new IllegalStateException("committing offsets on checkpoints needs a group id");
+        }
+        if (discoveryInterval.isNegative()) {
+            throw new IllegalStateException("partition discovery interval " + discoveryInterval);
+        }
+        if (slotCount < 1 || maxOpenBatches < 1 || maxOpenBatches > slotCount) {
+            throw new IllegalStateException(
+                    "slots: "
+                            + slotCount
+                            + " slots with "
+                            + maxOpenBatches
+                            + " open at most; need 1 ≤ open ≤ slots");
+        }
+        if (slotSize < 256 || slotSize % 64 != 0) {
+            throw new IllegalStateException("slot size " + slotSize + ": a multiple of 64, ≥ 256");
+        }
+        Properties properties = new Properties();
+        properties.putAll(kafka);
+        properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        ReaderSettings reader =
+                new ReaderSettings(
+                        readMode,
+                        new PushSettings(
+                                socket.toString(),
+                                segmentDir.toString(),
+                                slotCount,
+                                slotSize,
+                                maxOpenBatches),
+                        properties,
+                        group,
+                        commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,
+                        UUID.randomUUID().toString());
+        return new SluiceSource<>(
+                topics,
+                startingOffsets,
+                stoppingOffsets,
+                discoveryInterval.toMillis(),
+                reader,
+                deserializer);
+    }
+}

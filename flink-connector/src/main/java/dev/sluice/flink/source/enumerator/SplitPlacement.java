@@ -1,0 +1,82 @@
+package dev.sluice.flink.source.enumerator;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * Which reader gets a split: the least loaded of the readers on the host of the partition's leader,
+ * where its {@code sluice-brokerd} runs, or the least loaded of all when none is there. Ties go to
+ * the lowest subtask, so the choice is repeatable.
+ *
+ * <p>Hosts match when their names are equal or resolve to a same address, or are both loopback (a
+ * TaskManager reports {@code localhost} where a broker advertises {@code 127.0.0.1}).
+ */
+@Internal
+public final class SplitPlacement {
+    private final Map<String, InetAddress[]> resolved = new ConcurrentHashMap<>();
+
+    /**
+     * @param readers subtask → host of each registered reader
+     * @param load subtask → splits it reads now
+     */
+    public int choose(String leaderHost, Map<Integer, String> readers, Map<Integer, Integer> load) {
+        if (readers.isEmpty()) {
+            throw new IllegalArgumentException("no reader to place a split on");
+        }
+        int best =
+                leastLoaded(
+                        readers.keySet().stream()
+                                .filter(subtask -> sameHost(leaderHost, readers.get(subtask)))
+                                .toList(),
+                        load);
+        return best >= 0 ? best : leastLoaded(readers.keySet(), load);
+    }
+
+    private static int leastLoaded(Collection<Integer> subtasks, Map<Integer, Integer> load) {
+        int best = -1;
+        int bestLoad = Integer.MAX_VALUE;
+        for (int subtask : subtasks) {
+            int l = load.getOrDefault(subtask, 0);
+            if (l < bestLoad || (l == bestLoad && subtask < best)) {
+                best = subtask;
+                bestLoad = l;
+            }
+        }
+        return best;
+    }
+
+    boolean sameHost(String a, String b) {
+        if (a.isEmpty() || b == null || b.isEmpty()) {
+            return false;
+        }
+        if (a.equalsIgnoreCase(b)) {
+            return true;
+        }
+        InetAddress[] as = addresses(a);
+        InetAddress[] bs = addresses(b);
+        for (InetAddress x : as) {
+            for (InetAddress y : bs) {
+                if (x.equals(y) || (x.isLoopbackAddress() && y.isLoopbackAddress())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private InetAddress[] addresses(String host) {
+        return resolved.computeIfAbsent(
+                host,
+                h -> {
+                    try {
+                        return InetAddress.getAllByName(h);
+                    } catch (UnknownHostException e) {
+                        return new InetAddress[0];
+                    }
+                });
+    }
+}

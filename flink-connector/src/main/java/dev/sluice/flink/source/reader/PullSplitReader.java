@@ -1,0 +1,131 @@
+package dev.sluice.flink.source.reader;
+
+import dev.sluice.flink.source.SluiceRecord;
+import dev.sluice.flink.source.split.SluiceSplit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** PULL: the reader's own KafkaConsumer, assigned its splits' partitions. */
+final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final AtomicLong pendingRecords;
+    private final Map<TopicPartition, Long> stops = new HashMap<>();
+    private Set<String> finished = new HashSet<>();
+
+    PullSplitReader(Properties kafkaProperties, String clientId, AtomicLong pendingRecords) {
+        Properties props = new Properties();
+        props.putAll(kafkaProperties);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        // Offsets go to Kafka when a checkpoint completes, never on the consumer's own schedule.
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        this.consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.pendingRecords = pendingRecords;
+    }
+
+    @Override
+    public RecordsWithSplitIds<SluiceRecord> fetch() {
+        SplitRecords out = new SplitRecords(takeFinished());
+        if (stops.isEmpty()) {
+            return out;
+        }
+        ConsumerRecords<byte[], byte[]> polled;
+        try {
+            polled = consumer.poll(POLL_TIMEOUT);
+        } catch (WakeupException e) {
+            return out;
+        }
+        for (TopicPartition partition : polled.partitions()) {
+            long stop = stops.get(partition);
+            List<SluiceRecord> records = new ArrayList<>();
+            for (ConsumerRecord<byte[], byte[]> record : polled.records(partition)) {
+                if (record.offset() >= stop) {
+                    break;
+                }
+                records.add(new PulledRecord(record));
+            }
+            if (!records.isEmpty()) {
+                out.add(SluiceSplit.splitId(partition), records);
+            }
+        }
+        // A bounded split ends at its stopping offset, also when no record sits just before it
+        // (a transaction marker, a compacted record).
+        for (TopicPartition partition : List.copyOf(stops.keySet())) {
+            long stop = stops.get(partition);
+            if (stop != SluiceSplit.NO_STOPPING_OFFSET && consumer.position(partition) >= stop) {
+                finish(partition);
+            }
+        }
+        out.finishedSplits().addAll(takeFinished());
+        long lag = 0;
+        for (TopicPartition partition : stops.keySet()) {
+            lag += consumer.currentLag(partition).orElse(0);
+        }
+        pendingRecords.set(lag);
+        return out;
+    }
+
+    private Set<String> takeFinished() {
+        Set<String> taken = finished;
+        finished = new HashSet<>();
+        return taken;
+    }
+
+    private void finish(TopicPartition partition) {
+        stops.remove(partition);
+        consumer.assign(stops.keySet());
+        finished.add(SluiceSplit.splitId(partition));
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<SluiceSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException(change + ": only additions are supported");
+        }
+        List<SluiceSplit> added = change.splits();
+        for (SluiceSplit split : added) {
+            if (split.isExhausted()) {
+                finished.add(split.splitId());
+            } else {
+                stops.put(split.partition(), split.stoppingOffset());
+            }
+        }
+        consumer.assign(stops.keySet());
+        for (SluiceSplit split : added) {
+            if (!split.isExhausted()) {
+                consumer.seek(split.partition(), split.startingOffset());
+            }
+        }
+    }
+
+    @Override
+    public void wakeUp() {
+        consumer.wakeup();
+    }
+
+    @Override
+    public void close() {
+        consumer.close();
+    }
+}

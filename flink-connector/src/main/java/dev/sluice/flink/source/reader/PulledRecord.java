@@ -1,0 +1,61 @@
+package dev.sluice.flink.source.reader;
+
+import dev.sluice.client.segment.RecordHeader;
+import dev.sluice.flink.source.SluiceRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/** A record a KafkaConsumer fetched (PULL). */
+final class PulledRecord implements SluiceRecord {
+    private final ConsumerRecord<byte[], byte[]> record;
+
+    PulledRecord(ConsumerRecord<byte[], byte[]> record) {
+        this.record = record;
+    }
+
+    @Override
+    public String topic() {
+        return record.topic();
+    }
+
+    @Override
+    public int partition() {
+        return record.partition();
+    }
+
+    @Override
+    public long offset() {
+        return record.offset();
+    }
+
+    @Override
+    public long timestamp() {
+        return record.timestamp();
+    }
+
+    @Override
+    public byte[] key() {
+        return record.key();
+    }
+
+    @Override
+    public byte[] value() {
+        return record.value();
+    }
+
+    @Override
+    public List<RecordHeader> headers() {
+        List<RecordHeader> headers = new ArrayList<>();
+        for (Header header : record.headers()) {
+            headers.add(new RecordHeader(header.key(), header.value()));
+        }
+        return headers;
+    }
+
+    @Override
+    public int sizeInBytes() {
+        return Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+    }
+}

@@ -1,0 +1,58 @@
+package dev.sluice.flink.source.reader;
+
+import dev.sluice.flink.source.SluiceDeserializationSchema;
+import dev.sluice.flink.source.SluiceRecord;
+import dev.sluice.flink.source.split.SluiceSplitState;
+import java.io.IOException;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.util.Collector;
+
+/** Deserializes a record into the output, stamped with its Kafka timestamp, and moves its split. */
+final class SluiceRecordEmitter<T> implements RecordEmitter<SluiceRecord, T, SluiceSplitState> {
+    private final SluiceDeserializationSchema<T> deserializer;
+    private final Counter bytesIn;
+    private final OutputCollector<T> collector = new OutputCollector<>();
+
+    SluiceRecordEmitter(SluiceDeserializationSchema<T> deserializer, Counter bytesIn) {
+        this.deserializer = deserializer;
+        this.bytesIn = bytesIn;
+    }
+
+    @Override
+    public void emitRecord(SluiceRecord record, SourceOutput<T> output, SluiceSplitState split)
+            throws IOException {
+        collector.output = output;
+        collector.timestamp = record.timestamp();
+        try {
+            deserializer.deserialize(record, collector);
+        } catch (IOException | RuntimeException e) {
+            throw new IOException(
+                    "deserializing the record at "
+                            + record.topic()
+                            + "-"
+                            + record.partition()
+                            + " offset "
+                            + record.offset()
+                            + ": "
+                            + e.getMessage(),
+                    e);
+        }
+        split.emitted(record.offset());
+        bytesIn.inc(record.sizeInBytes());
+    }
+
+    private static final class OutputCollector<T> implements Collector<T> {
+        SourceOutput<T> output;
+        long timestamp;
+
+        @Override
+        public void collect(T element) {
+            output.collect(element, timestamp);
+        }
+
+        @Override
+        public void close() {}
+    }
+}

@@ -1,0 +1,144 @@
+package dev.sluice.flink.source.reader;
+
+import dev.sluice.flink.source.ReadMode;
+import dev.sluice.flink.source.SluiceDeserializationSchema;
+import dev.sluice.flink.source.SluiceRecord;
+import dev.sluice.flink.source.split.SluiceSplit;
+import dev.sluice.flink.source.split.SluiceSplitState;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The source reader, PUSH or PULL alike: the split reader decides where records come from. Offsets
+ * are snapshotted with each checkpoint and committed to Kafka when it completes.
+ */
+@Internal
+public final class SluiceSourceReader<T>
+        extends SingleThreadMultiplexSourceReaderBase<
+                SluiceRecord, T, SluiceSplit, SluiceSplitState> {
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceSourceReader.class);
+    private final OffsetCommitter committer;
+    private final AutoCloseable onClose;
+    private final SortedMap<Long, Map<TopicPartition, Long>> offsetsToCommit = new TreeMap<>();
+
+    /** A reader in the settings' mode; AUTO becomes PUSH if a daemon answers, else PULL. */
+    public static <T> SluiceSourceReader<T> create(
+            SourceReaderContext context,
+            ReaderSettings settings,
+            SluiceDeserializationSchema<T> deserializer) {
+        ReadMode mode = settings.mode();
+        Path socket = Path.of(settings.push().socket());
+        if (mode == ReadMode.AUTO) {
+            mode = BrokerdProbe.answers(socket) ? ReadMode.PUSH : ReadMode.PULL;
+            LOG.info(
+                    "subtask {}: AUTO reads in {} mode (sluice-brokerd at {} {})",
+                    context.getIndexOfSubtask(),
+                    mode,
+                    socket,
+                    mode == ReadMode.PUSH ? "answers" : "does not answer");
+        }
+        SourceReaderMetricGroup metrics = context.metricGroup();
+        MetricGroup sluice = metrics.addGroup("sluice");
+        String modeName = mode.name();
+        sluice.gauge("readMode", () -> modeName);
+        Supplier<SplitReader<SluiceRecord, SluiceSplit>> splitReaders;
+        AutoCloseable onClose;
+        if (mode == ReadMode.PUSH) {
+            PushInbox inbox = new PushInbox(settings.push(), settings.sourceId());
+            sluice.gauge("slotsHeld", inbox::heldCount);
+            splitReaders = () -> new PushSplitReader(inbox);
+            onClose = inbox::close;
+        } else {
+            AtomicLong pending = new AtomicLong();
+            metrics.setPendingRecordsGauge(pending::get);
+            sluice.gauge("slotsHeld", () -> 0);
+            String clientId =
+                    "sluice-source-" + settings.sourceId() + "-" + context.getIndexOfSubtask();
+            splitReaders = () -> new PullSplitReader(settings.kafkaProperties(), clientId, pending);
+            onClose = () -> {};
+        }
+        OffsetCommitter committer =
+                settings.commitOffsetsOnCheckpoint() && !settings.groupId().isEmpty()
+                        ? new OffsetCommitter(settings.kafkaProperties(), settings.groupId())
+                        : null;
+        SluiceRecordEmitter<T> emitter =
+                new SluiceRecordEmitter<>(
+                        deserializer, metrics.getIOMetricGroup().getNumBytesInCounter());
+        return new SluiceSourceReader<>(splitReaders, emitter, context, committer, onClose);
+    }
+
+    private SluiceSourceReader(
+            Supplier<SplitReader<SluiceRecord, SluiceSplit>> splitReaders,
+            RecordEmitter<SluiceRecord, T, SluiceSplitState> emitter,
+            SourceReaderContext context,
+            OffsetCommitter committer,
+            AutoCloseable onClose) {
+        super(splitReaders, emitter, new Configuration(), context);
+        this.committer = committer;
+        this.onClose = onClose;
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, SluiceSplitState> finished) {}
+
+    @Override
+    protected SluiceSplitState initializedState(SluiceSplit split) {
+        return new SluiceSplitState(split);
+    }
+
+    @Override
+    protected SluiceSplit toSplitType(String splitId, SluiceSplitState state) {
+        return state.toSplit();
+    }
+
+    @Override
+    public List<SluiceSplit> snapshotState(long checkpointId) {
+        List<SluiceSplit> splits = super.snapshotState(checkpointId);
+        if (committer != null) {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            splits.forEach(split -> offsets.put(split.partition(), split.startingOffset()));
+            offsetsToCommit.put(checkpointId, offsets);
+        }
+        return splits;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        Map<TopicPartition, Long> offsets = offsetsToCommit.get(checkpointId);
+        if (offsets != null) {
+            committer.commit(offsets);
+        }
+        offsetsToCommit.headMap(checkpointId + 1).clear();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            try (AutoCloseable closing = onClose) {
+                if (committer != null) {
+                    committer.close();
+                }
+            }
+        }
+    }
+}

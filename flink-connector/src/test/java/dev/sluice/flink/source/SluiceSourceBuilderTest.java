@@ -1,0 +1,51 @@
+package dev.sluice.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.junit.jupiter.api.Test;
+
+class SluiceSourceBuilderTest {
+    private static SluiceSourceBuilder<String> valid() {
+        return SluiceSource.<String>builder()
+                .setBootstrapServers("127.0.0.1:9092")
+                .setTopics("orders")
+                .setValueOnlyDeserializer(new SimpleStringSchema());
+    }
+
+    @Test
+    void buildsAnUnboundedAutoSourceByDefault() {
+        SluiceSource<String> source = valid().build();
+        assertThat(source.getBoundedness()).isEqualTo(Boundedness.CONTINUOUS_UNBOUNDED);
+        assertThat(source.readMode()).isEqualTo(ReadMode.AUTO);
+        assertThat(valid().setBounded(SluiceOffsets.latest()).build().getBoundedness())
+                .isEqualTo(Boundedness.BOUNDED);
+    }
+
+    @Test
+    void refusesSettingsThatDoNotFitTogether() {
+        assertThatThrownBy(() -> SluiceSource.<String>builder().setTopics("t").build())
+                .hasMessageContaining("bootstrap servers");
+        assertThatThrownBy(() -> valid().setTopics().build()).hasMessageContaining("topics");
+        assertThatThrownBy(
+                        () ->
+                                SluiceSource.<String>builder()
+                                        .setBootstrapServers("b:1")
+                                        .setTopics("t")
+                                        .build())
+                .hasMessageContaining("deserializer");
+        assertThatThrownBy(
+                        () ->
+                                valid().setStartingOffsets(SluiceOffsets.committedOrEarliest())
+                                        .build())
+                .hasMessageContaining("group id");
+        assertThatThrownBy(() -> valid().setCommitOffsetsOnCheckpoint(true).build())
+                .hasMessageContaining("group id");
+        assertThatThrownBy(() -> valid().setSlots(4, 1 << 20, 5).build())
+                .hasMessageContaining("open");
+        assertThatThrownBy(() -> valid().setSlots(4, 1000, 2).build())
+                .hasMessageContaining("slot size");
+    }
+}

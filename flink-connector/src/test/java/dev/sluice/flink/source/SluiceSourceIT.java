@@ -1,0 +1,303 @@
+package dev.sluice.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.KafkaBrokerExtension;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.RestartStrategyUtils;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What Flink's suite does not cover: backpressure through the daemon, AUTO's choice, offsets
+ * committed on checkpoints, and a record the deserializer cannot read. Real broker, real daemon,
+ * real MiniCluster.
+ */
+class SluiceSourceIT {
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static Path dir;
+    private static BrokerdProcess daemon;
+
+    @BeforeAll
+    static void startDaemon() throws IOException {
+        dir = Files.createTempDirectory("sluice-source-it");
+        daemon =
+                BrokerdProcess.start(
+                        BrokerdProcess.defaultBinary(),
+                        KAFKA.bootstrapServers(),
+                        dir.resolve("brokerd.sock"),
+                        Map.of());
+    }
+
+    @AfterAll
+    static void stopDaemon() throws InterruptedException {
+        daemon.close();
+    }
+
+    private static void produce(String topic, int partitions, int count, int size) {
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < count; i++) {
+                String value = String.format("%-" + size + "s", "record-" + i);
+                producer.send(
+                        new ProducerRecord<>(
+                                topic,
+                                i % partitions,
+                                null,
+                                value.getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+    }
+
+    private static SluiceSourceBuilder<String> source(String topic, ReadMode mode) {
+        return SluiceSource.<String>builder()
+                .setBootstrapServers(KAFKA.bootstrapServers())
+                .setTopics(topic)
+                .setReadMode(mode)
+                .setBrokerdSocket(daemon.socket())
+                .setValueOnlyDeserializer(new SimpleStringSchema());
+    }
+
+    /** The sum of a daemon metric over its labels, for this topic when it has one. */
+    private static double metric(String name, String topic) throws Exception {
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(
+                                                URI.create(
+                                                        "http://"
+                                                                + daemon.metricsAddress()
+                                                                + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+        double sum = 0;
+        for (String line : response.body().split("\n")) {
+            if (line.startsWith(name) && (topic == null || line.contains("\"" + topic + "\""))) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    private static void waitUntil(String what, BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting until " + what).isLessThan(deadline);
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    private static Set<String> collectAll(StreamExecutionEnvironment env, SluiceSource<String> src)
+            throws Exception {
+        Set<String> seen = new HashSet<>();
+        try (CloseableIterator<String> it =
+                env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                        .executeAndCollect()) {
+            it.forEachRemaining(value -> assertThat(seen.add(value)).as("once: " + value).isTrue());
+        }
+        return seen;
+    }
+
+    // The stalled operator of the backpressure test waits on this; MiniCluster tasks share the JVM.
+    private static volatile CountDownLatch gate = new CountDownLatch(0);
+
+    @Test
+    void aStalledOperatorPausesTheDaemonAndTheReaderBuffersOnlyItsOpenBatches() throws Exception {
+        String topic = KAFKA.createTopic(2);
+        int count = 20_000;
+        produce(topic, 2, count, 1000);
+        gate = new CountDownLatch(1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        SluiceSource<String> src =
+                source(topic, ReadMode.PUSH)
+                        .setBounded(SluiceOffsets.latest())
+                        .setSlots(8, 64 * 1024, 2)
+                        .build();
+        var results =
+                env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                        .map(
+                                value -> {
+                                    gate.await();
+                                    return value;
+                                })
+                        .returns(Types.STRING)
+                        .executeAndCollect();
+        try (results) {
+            waitUntil(
+                    "the daemon pauses the partitions",
+                    () -> {
+                        try {
+                            return metric("sluice_paused_partitions", null) > 0;
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    });
+            double pushed = metric("sluice_bytes_out_total", topic);
+            // 8 slots of 64 KiB in the segment, and Flink's network buffers between the tasks:
+            // far less than the 20 MB in the topic.
+            assertThat(pushed).isLessThan(count * 1000 / 4.0);
+            gate.countDown();
+            Set<String> seen = new HashSet<>();
+            results.forEachRemaining(value -> assertThat(seen.add(value)).isTrue());
+            assertThat(seen).hasSize(count);
+        } finally {
+            gate.countDown();
+        }
+    }
+
+    @Test
+    void autoReadsThroughTheDaemonWhereOneAnswersAndPullsWhereNone() throws Exception {
+        String topic = KAFKA.createTopic(3);
+        int count = 3_000;
+        produce(topic, 3, count, 100);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+
+        assertThat(
+                        collectAll(
+                                env,
+                                source(topic, ReadMode.AUTO)
+                                        .setBounded(SluiceOffsets.latest())
+                                        .build()))
+                .hasSize(count);
+        // At least every record; a resubscription drops what its old segment held unread.
+        double pushed = metric("sluice_records_out_total", topic);
+        assertThat(pushed).isGreaterThanOrEqualTo(count);
+
+        SluiceSource<String> noDaemon =
+                source(topic, ReadMode.AUTO)
+                        .setBrokerdSocket(dir.resolve("nobody-listens.sock"))
+                        .setBounded(SluiceOffsets.latest())
+                        .build();
+        assertThat(collectAll(env, noDaemon)).hasSize(count);
+        assertThat(metric("sluice_records_out_total", topic))
+                .as("the second run pulled")
+                .isEqualTo(pushed);
+    }
+
+    @Test
+    void completedCheckpointsCommitTheOffsetsToTheGroup() throws Exception {
+        String topic = KAFKA.createTopic(2);
+        int count = 2_000;
+        produce(topic, 2, count, 100);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(100);
+        String group = "commit-" + topic;
+        SluiceSource<String> src = source(topic, ReadMode.PUSH).setGroupId(group).build();
+        try (CloseableIterator<String> it =
+                        env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                                .executeAndCollect();
+                Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+            for (int i = 0; i < count; i++) {
+                it.next();
+            }
+            Map<TopicPartition, Long> expected =
+                    Map.of(
+                            new TopicPartition(topic, 0),
+                            count / 2L,
+                            new TopicPartition(topic, 1),
+                            count / 2L);
+            waitUntil(
+                    "the group's offsets reach the end",
+                    () -> {
+                        try {
+                            Map<TopicPartition, OffsetAndMetadata> committed =
+                                    admin.listConsumerGroupOffsets(group)
+                                            .partitionsToOffsetAndMetadata()
+                                            .get();
+                            return expected.keySet().stream()
+                                    .allMatch(
+                                            p ->
+                                                    committed.get(p) != null
+                                                            && committed.get(p).offset()
+                                                                    == expected.get(p));
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void aRecordTheDeserializerCannotReadFailsTheJobNamingItsOffset() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 1, 10, 20);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        RestartStrategyUtils.configureNoRestartStrategy(env);
+        SluiceSource<String> src =
+                source(topic, ReadMode.PUSH)
+                        .setBounded(SluiceOffsets.latest())
+                        .setDeserializer(new FailsAtOffsetSeven())
+                        .build();
+        assertThatThrownBy(() -> collectAll(env, src))
+                .hasStackTraceContaining(topic + "-0 offset 7: not a valid order");
+    }
+
+    /** Reads values as strings, except at offset 7, which it finds malformed. */
+    private static final class FailsAtOffsetSeven implements SluiceDeserializationSchema<String> {
+        @Override
+        public void deserialize(SluiceRecord record, Collector<String> out) throws IOException {
+            if (record.offset() == 7) {
+                throw new IOException("not a valid order");
+            }
+            out.collect(new String(record.value(), StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+}

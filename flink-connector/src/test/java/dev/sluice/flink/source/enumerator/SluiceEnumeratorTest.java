@@ -1,0 +1,213 @@
+package dev.sluice.flink.source.enumerator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.flink.source.SluiceOffsets;
+import dev.sluice.flink.source.split.SluiceSplit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Placement and bookkeeping of the enumerator, with a fixed cluster: in a MiniCluster every reader
+ * reports localhost, so locality is tested here, with readers on made-up hosts.
+ */
+class SluiceEnumeratorTest {
+    private static final String TOPIC = "orders";
+
+    /** Partitions with their leaders; offsets: earliest 0, latest 100, committed none. */
+    private static final class FixedCluster implements ClusterMetadata {
+        final List<PartitionLeader> partitions = new ArrayList<>();
+
+        FixedCluster leader(int partition, String host) {
+            partitions.add(new PartitionLeader(new TopicPartition(TOPIC, partition), host));
+            return this;
+        }
+
+        @Override
+        public List<PartitionLeader> partitions(Collection<String> topics) {
+            return partitions.stream().filter(p -> topics.contains(p.partition().topic())).toList();
+        }
+
+        @Override
+        public Map<TopicPartition, Long> earliest(Collection<TopicPartition> partitions) {
+            return constant(partitions, 0);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> latest(Collection<TopicPartition> partitions) {
+            return constant(partitions, 100);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> committed(Collection<TopicPartition> partitions) {
+            return Map.of();
+        }
+
+        private static Map<TopicPartition, Long> constant(
+                Collection<TopicPartition> partitions, long offset) {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            partitions.forEach(p -> offsets.put(p, offset));
+            return offsets;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private static SluiceEnumerator enumerator(
+            TestingSplitEnumeratorContext<SluiceSplit> context,
+            FixedCluster cluster,
+            SluiceOffsets stopping,
+            SluiceEnumeratorState state) {
+        return new SluiceEnumerator(
+                context,
+                List.of(TOPIC),
+                SluiceOffsets.earliest(),
+                stopping,
+                0,
+                () -> cluster,
+                state);
+    }
+
+    private static List<Integer> partitionsOf(
+            TestingSplitEnumeratorContext<SluiceSplit> context, int subtask) {
+        var state = context.getSplitAssignments().get(subtask);
+        return state == null
+                ? List.of()
+                : state.getAssignedSplits().stream()
+                        .map(split -> split.partition().partition())
+                        .sorted()
+                        .toList();
+    }
+
+    @Test
+    void placesEachPartitionOnAReaderOnItsLeadersHost() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(3);
+        FixedCluster cluster =
+                new FixedCluster()
+                        .leader(0, "host-a")
+                        .leader(1, "host-b")
+                        .leader(2, "host-a")
+                        .leader(3, "host-b")
+                        .leader(4, "host-a");
+        try (SluiceEnumerator enumerator =
+                enumerator(context, cluster, null, SluiceEnumeratorState.empty())) {
+            enumerator.start();
+            context.triggerAllActions();
+            context.registerReader(0, "host-c");
+            enumerator.addReader(0);
+            context.registerReader(1, "host-b");
+            enumerator.addReader(1);
+            assertThat(context.getSplitAssignments()).as("waits for every reader").isEmpty();
+            context.registerReader(2, "host-a");
+            enumerator.addReader(2);
+
+            assertThat(partitionsOf(context, 2)).containsExactly(0, 2, 4);
+            assertThat(partitionsOf(context, 1)).containsExactly(1, 3);
+            assertThat(partitionsOf(context, 0)).isEmpty();
+        }
+    }
+
+    @Test
+    void balancesPartitionsWhoseLeaderHasNoReader() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(2);
+        FixedCluster cluster = new FixedCluster();
+        for (int p = 0; p < 6; p++) {
+            cluster.leader(p, "elsewhere");
+        }
+        try (SluiceEnumerator enumerator =
+                enumerator(context, cluster, null, SluiceEnumeratorState.empty())) {
+            enumerator.start();
+            context.triggerAllActions();
+            for (int subtask = 0; subtask < 2; subtask++) {
+                context.registerReader(subtask, "host-" + subtask);
+                enumerator.addReader(subtask);
+            }
+            assertThat(partitionsOf(context, 0)).hasSize(3);
+            assertThat(partitionsOf(context, 1)).hasSize(3);
+        }
+    }
+
+    @Test
+    void treatsLocalhostAndTheLoopbackAddressAsOneHost() {
+        SplitPlacement placement = new SplitPlacement();
+        int chosen =
+                placement.choose(
+                        "127.0.0.1", Map.of(0, "remote.example", 1, "localhost"), Map.of(1, 5));
+        assertThat(chosen).isEqualTo(1);
+    }
+
+    @Test
+    void aBoundedSourceResolvesStopsAndSignalsNoMoreSplits() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(2);
+        FixedCluster cluster = new FixedCluster().leader(0, "host-a");
+        try (SluiceEnumerator enumerator =
+                enumerator(
+                        context, cluster, SluiceOffsets.latest(), SluiceEnumeratorState.empty())) {
+            enumerator.start();
+            context.triggerAllActions();
+            context.registerReader(0, "host-a");
+            enumerator.addReader(0);
+            context.registerReader(1, "host-b");
+            enumerator.addReader(1);
+
+            SluiceSplit split = context.getSplitAssignments().get(0).getAssignedSplits().get(0);
+            assertThat(split.startingOffset()).isZero();
+            assertThat(split.stoppingOffset()).isEqualTo(100);
+            assertThat(context.getSplitAssignments().get(0).hasReceivedNoMoreSplitsSignal())
+                    .isTrue();
+            assertThat(context.getSplitAssignments().get(1).hasReceivedNoMoreSplitsSignal())
+                    .as("the idle reader may finish too")
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void splitsNotPlacedYetAreInTheCheckpoint() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(2);
+        FixedCluster cluster = new FixedCluster().leader(0, "host-a").leader(1, "host-a");
+        try (SluiceEnumerator enumerator =
+                enumerator(context, cluster, null, SluiceEnumeratorState.empty())) {
+            enumerator.start();
+            context.triggerAllActions();
+            context.registerReader(0, "host-a");
+            enumerator.addReader(0);
+            SluiceEnumeratorStateSerializer serializer = new SluiceEnumeratorStateSerializer();
+            SluiceEnumeratorState state =
+                    serializer.deserialize(
+                            serializer.getVersion(),
+                            serializer.serialize(enumerator.snapshotState(1)));
+            assertThat(state.assigned()).isEmpty();
+            assertThat(state.unassigned())
+                    .extracting(split -> split.partition().partition())
+                    .containsExactlyInAnyOrder(0, 1);
+            assertThat(state.discovered()).isTrue();
+        }
+    }
+
+    @Test
+    void aRestoredEnumeratorPlacesOnlyItsUnassignedSplits() throws Exception {
+        FixedCluster cluster = new FixedCluster().leader(0, "host-a").leader(1, "host-a");
+        SluiceSplit returned =
+                new SluiceSplit(new TopicPartition(TOPIC, 1), 42, Long.MAX_VALUE, "host-a");
+        SluiceEnumeratorState state =
+                new SluiceEnumeratorState(
+                        java.util.Set.of(new TopicPartition(TOPIC, 0)), List.of(returned), true);
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(1);
+        try (SluiceEnumerator restored = enumerator(context, cluster, null, state)) {
+            restored.start();
+            context.triggerAllActions();
+            context.registerReader(0, "host-a");
+            restored.addReader(0);
+            assertThat(context.getSplitAssignments().get(0).getAssignedSplits())
+                    .as("partition 0 is in the reader's state, not assigned again")
+                    .containsExactly(returned);
+        }
+    }
+}
