@@ -18,7 +18,10 @@ import java.util.Map;
 final class ChildProcess {
     private ChildProcess() {}
 
-    /** A JVM running {@code main} with this JVM's class path and the flags the readers need. */
+    /**
+     * A JVM running {@code main} with this JVM's class path and the flags the readers need, plus
+     * those of the environment variable {@code SLUICE_BENCH_JVM_ARGS} (a profiler, say).
+     */
     static List<String> java(Class<?> main, List<String> args) {
         List<String> command =
                 new ArrayList<>(
@@ -31,10 +34,16 @@ final class ChildProcess {
                                 "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
                                 // Readers touch bytes through Agrona's buffers: unchecked.
                                 "-Dagrona.disable.bounds.checks=true",
-                                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                main.getName()));
+                                // Arrow Java likewise: batches are validated when loaded, so
+                                // reads need not check bounds and reference counts each time.
+                                "-Darrow.enable_unsafe_memory_access=true",
+                                "-Darrow.enable_null_check_for_get=false",
+                                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        String extra = System.getenv("SLUICE_BENCH_JVM_ARGS");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(args);
         return command;
     }

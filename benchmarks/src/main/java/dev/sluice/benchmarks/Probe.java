@@ -2,6 +2,7 @@ package dev.sluice.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 
 /**
  * What the processes of a handoff share: touching the bytes they received, and reporting a measured
@@ -15,27 +16,39 @@ final class Probe {
      * the reader's proof that it read every byte it was handed. Both readers run this same loop.
      */
     static long sum(DirectBuffer buffer, int offset, int length) {
-        // Four independent sums let the CPU overlap the loads; addition mod 2^64 does not care
+        // Raw loads from the buffer's base and address: through DirectBuffer.getLong, each load
+        // also pays for the int index arithmetic, which halves the loop's speed in cache.
+        Object base = buffer.byteArray();
+        long address = buffer.addressOffset() + offset;
+        long end = address + length;
+        // Eight independent sums let the CPU overlap the loads; addition mod 2^64 does not care
         // about the order, so the digest is the same as one running sum.
         long a = 0;
         long b = 0;
         long c = 0;
         long d = 0;
-        int end = offset + length;
-        int i = offset;
-        for (; i + 4 * Long.BYTES <= end; i += 4 * Long.BYTES) {
-            a += buffer.getLong(i);
-            b += buffer.getLong(i + Long.BYTES);
-            c += buffer.getLong(i + 2 * Long.BYTES);
-            d += buffer.getLong(i + 3 * Long.BYTES);
+        long e = 0;
+        long f = 0;
+        long g = 0;
+        long h = 0;
+        long i = address;
+        for (; i + 8 * Long.BYTES <= end; i += 8 * Long.BYTES) {
+            a += UnsafeApi.getLong(base, i);
+            b += UnsafeApi.getLong(base, i + Long.BYTES);
+            c += UnsafeApi.getLong(base, i + 2 * Long.BYTES);
+            d += UnsafeApi.getLong(base, i + 3 * Long.BYTES);
+            e += UnsafeApi.getLong(base, i + 4 * Long.BYTES);
+            f += UnsafeApi.getLong(base, i + 5 * Long.BYTES);
+            g += UnsafeApi.getLong(base, i + 6 * Long.BYTES);
+            h += UnsafeApi.getLong(base, i + 7 * Long.BYTES);
         }
         for (; i + Long.BYTES <= end; i += Long.BYTES) {
-            a += buffer.getLong(i);
+            a += UnsafeApi.getLong(base, i);
         }
         for (; i < end; i++) {
-            a += buffer.getByte(i);
+            a += UnsafeApi.getByte(base, i);
         }
-        return a + b + c + d;
+        return a + b + c + d + e + f + g + h;
     }
 
     /** CPU time of this whole process (every thread), in nanoseconds. */

@@ -104,6 +104,11 @@ public final class KafkaBroker implements AutoCloseable {
         return props;
     }
 
+    /** The broker's process, for benchmarks that account its CPU time. */
+    public long pid() {
+        return process.pid();
+    }
+
     /** The broker's stdout and log4j output, for diagnosing a failure. */
     public Path logFile() {
         return logFile;

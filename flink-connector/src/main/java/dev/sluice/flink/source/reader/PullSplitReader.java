@@ -3,7 +3,6 @@ package dev.sluice.flink.source.reader;
 import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.split.SluiceSplit;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -46,7 +45,7 @@ final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
 
     @Override
     public RecordsWithSplitIds<SluiceRecord> fetch() {
-        SplitRecords out = new SplitRecords(takeFinished());
+        PulledRecords out = new PulledRecords(takeFinished());
         if (stops.isEmpty()) {
             return out;
         }
@@ -58,16 +57,12 @@ final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
         }
         for (TopicPartition partition : polled.partitions()) {
             long stop = stops.get(partition);
-            List<SluiceRecord> records = new ArrayList<>();
-            for (ConsumerRecord<byte[], byte[]> record : polled.records(partition)) {
-                if (record.offset() >= stop) {
-                    break;
-                }
-                records.add(new PulledRecord(record));
+            List<ConsumerRecord<byte[], byte[]>> records = polled.records(partition);
+            int limit = records.size();
+            while (limit > 0 && records.get(limit - 1).offset() >= stop) {
+                limit--;
             }
-            if (!records.isEmpty()) {
-                out.add(SluiceSplit.splitId(partition), records);
-            }
+            out.add(partition, records, limit);
         }
         // A bounded split ends at its stopping offset, also when no record sits just before it
         // (a transaction marker, a compacted record).

@@ -7,12 +7,13 @@ import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
-/** A record a KafkaConsumer fetched (PULL). */
+/** A cursor over the records a KafkaConsumer fetched (PULL). */
 final class PulledRecord implements SluiceRecord {
-    private final ConsumerRecord<byte[], byte[]> record;
+    private ConsumerRecord<byte[], byte[]> record;
 
-    PulledRecord(ConsumerRecord<byte[], byte[]> record) {
+    PulledRecord at(ConsumerRecord<byte[], byte[]> record) {
         this.record = record;
+        return this;
     }
 
     @Override

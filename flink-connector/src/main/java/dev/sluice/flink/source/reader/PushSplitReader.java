@@ -29,7 +29,7 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     @Override
     public RecordsWithSplitIds<SluiceRecord> fetch() throws IOException {
         if (!exhausted.isEmpty()) {
-            SplitRecords finished = new SplitRecords(exhausted);
+            FinishedSplits finished = new FinishedSplits(exhausted);
             exhausted = new HashSet<>();
             return finished;
         }
@@ -43,7 +43,7 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
             throw new IOException(e.getMessage(), e.getCause());
         }
         if (records == null) {
-            return new SplitRecords(new HashSet<>());
+            return new FinishedSplits(new HashSet<>());
         }
         // A bounded split ends with the last record before its stopping offset.
         for (var stop : Map.copyOf(stops).entrySet()) {

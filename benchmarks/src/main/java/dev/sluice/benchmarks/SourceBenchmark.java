@@ -1,0 +1,310 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.KafkaBroker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The source benchmark of issue 5 (benchmarks/README.md): seed 003's jobs — count, filter, word
+ * count — on Flink, reading one 8-partition topic through SluiceSource PUSH, SluiceSource PULL and
+ * Flink's own KafkaSource, for 100 B and 1 KiB records of text, with and without a producer writing
+ * to another topic of the same broker meanwhile. Each run is a JVM with a MiniCluster of its own
+ * ({@link SourceBenchmarkJob}).
+ *
+ * <p>Arguments: {@code --bin DIR} (sluice-brokerd, sluice-kafka-tool), {@code --results DIR},
+ * {@code --reps K} (3), {@code --mib V} (256 MiB of values per topic), {@code --sizes B,B}, {@code
+ * --jobs J,J}, {@code --producer off,on}.
+ */
+public final class SourceBenchmark {
+    static final int[] SIZES = {100, 1 << 10};
+    static final String[] SYSTEMS = {"push", "pull", "kafka-source"};
+    static final String[] JOBS = {"count", "filter", "wordcount"};
+    static final int PARTITIONS = 8;
+    private static final long MIB = 1 << 20;
+
+    /** One run: a job's measured window. */
+    record Run(
+            String system,
+            int size,
+            String job,
+            boolean producer,
+            int rep,
+            long records,
+            double seconds,
+            double cpuSeconds,
+            double daemonCpuSeconds,
+            double brokerCpuSeconds,
+            int sourceThreads)
+            implements Measurement {
+        double recordsPerSecond() {
+            return records / seconds;
+        }
+
+        /** Flink's and the daemon's CPU time per million records: the reading side's cost. */
+        double cpuPerMillion() {
+            return (cpuSeconds + daemonCpuSeconds) / (records / 1e6);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            options.put(args[i], args[i + 1]);
+        }
+        Path bin = Path.of(options.get("--bin"));
+        Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
+        int reps = Integer.parseInt(options.getOrDefault("--reps", "3"));
+        long volume = Long.parseLong(options.getOrDefault("--mib", "256")) * MIB;
+        int[] sizes =
+                Arrays.stream(options.getOrDefault("--sizes", "100,1024").split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray();
+        String[] jobs = options.getOrDefault("--jobs", String.join(",", JOBS)).split(",");
+        String[] producers = options.getOrDefault("--producer", "off,on").split(",");
+        Path work = Files.createTempDirectory("sluice-source-bench-");
+        List<Run> runs = new ArrayList<>();
+        try (KafkaBroker broker = KafkaBroker.start();
+                BrokerdProcess daemon =
+                        BrokerdProcess.start(
+                                bin.resolve("sluice-brokerd"),
+                                broker.bootstrapServers(),
+                                work.resolve("brokerd.sock"),
+                                Map.of(
+                                        "fetch.max.bytes", "52428800",
+                                        "queued.min.messages", "1000000"))) {
+            for (int size : sizes) {
+                String topic = "source-" + size;
+                long records = volume / size;
+                fill(broker, topic, size, records);
+                for (String producer : producers) {
+                    boolean loaded = producer.equals("on");
+                    for (String job : jobs) {
+                        // Unmeasured: the page cache, and the daemon's first fetches.
+                        for (String system : SYSTEMS) {
+                            run(bin, broker, daemon, system, job, topic, size, records, loaded, 0);
+                        }
+                        for (int rep = 1; rep <= reps; rep++) {
+                            // Rotating the order spreads the machine's drift over every system.
+                            for (int k = 0; k < SYSTEMS.length; k++) {
+                                String system = SYSTEMS[(k + rep) % SYSTEMS.length];
+                                runs.add(
+                                        run(
+                                                bin, broker, daemon, system, job, topic, size,
+                                                records, loaded, rep));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Files.createDirectories(results);
+        Files.writeString(results.resolve("source.csv"), csv(runs));
+        Files.writeString(results.resolve("source.md"), table(runs));
+        System.out.print(table(runs));
+    }
+
+    /** Text values of {@code size} bytes: words of a 5,000-word vocabulary, space-separated. */
+    private static void fill(KafkaBroker broker, String topic, int size, long records) {
+        broker.createTopic(topic, PARTITIONS);
+        Random random = new Random(size);
+        List<String> vocabulary = new ArrayList<>();
+        for (int w = 0; w < 5000; w++) {
+            StringBuilder word = new StringBuilder();
+            for (int c = 3 + random.nextInt(8); c > 0; c--) {
+                word.append((char) ('a' + random.nextInt(26)));
+            }
+            vocabulary.add(word.toString());
+        }
+        vocabulary.set(0, "sluice");
+        StringBuilder text = new StringBuilder();
+        while (text.length() < (1 << 20) + size) {
+            text.append(vocabulary.get(random.nextInt(vocabulary.size()))).append(' ');
+        }
+        byte[] corpus = text.toString().getBytes(StandardCharsets.US_ASCII);
+        Properties props = broker.clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "1");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L * MIB));
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < records; i++) {
+                int from = (int) ((i * 7919) % (corpus.length - size));
+                producer.send(
+                        new ProducerRecord<>(
+                                topic,
+                                (int) (i % PARTITIONS),
+                                null,
+                                Arrays.copyOfRange(corpus, from, from + size)));
+            }
+        }
+    }
+
+    private static Run run(
+            Path bin,
+            KafkaBroker broker,
+            BrokerdProcess daemon,
+            String system,
+            String job,
+            String topic,
+            int size,
+            long records,
+            boolean loaded,
+            int rep)
+            throws IOException, InterruptedException {
+        Process load = loaded ? startLoad(bin, broker, size) : null;
+        Map<String, String> result;
+        try {
+            result =
+                    ChildProcess.run(
+                            ChildProcess.java(
+                                    SourceBenchmarkJob.class,
+                                    List.of(
+                                            system,
+                                            job,
+                                            broker.bootstrapServers(),
+                                            topic,
+                                            Long.toString(records),
+                                            daemon.socket().toString(),
+                                            Long.toString(daemon.pid()),
+                                            Long.toString(broker.pid()))));
+        } finally {
+            if (load != null) {
+                load.destroy();
+                load.waitFor();
+            }
+        }
+        Run run =
+                new Run(
+                        system,
+                        size,
+                        job,
+                        loaded,
+                        rep,
+                        Long.parseLong(result.get("records")),
+                        Double.parseDouble(result.get("seconds")),
+                        Double.parseDouble(result.get("cpu_s")),
+                        Double.parseDouble(result.get("daemon_cpu_s")),
+                        Double.parseDouble(result.get("broker_cpu_s")),
+                        Integer.parseInt(result.get("source_threads")));
+        System.err.printf(
+                Locale.ROOT,
+                "%-12s %-9s %5d B producer %-3s rep %d: %,.0f records/s, %.2f CPU-s/M records,"
+                        + " broker %.2f CPU-s, %d source threads%n",
+                system,
+                job,
+                size,
+                loaded ? "on" : "off",
+                rep,
+                run.recordsPerSecond(),
+                run.cpuPerMillion(),
+                run.brokerCpuSeconds(),
+                run.sourceThreads());
+        return run;
+    }
+
+    /** A librdkafka producer writing to another topic of the broker for as long as the run. */
+    private static Process startLoad(Path bin, KafkaBroker broker, int size) throws IOException {
+        String topic = "load-" + System.nanoTime();
+        broker.createTopic(topic, PARTITIONS);
+        return new ProcessBuilder(
+                        bin.resolve("sluice-kafka-tool").toString(),
+                        "produce",
+                        "--bootstrap-servers",
+                        broker.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--count",
+                        "1000000000000",
+                        "--size",
+                        Integer.toString(size))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+    }
+
+    static String csv(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "system,size,job,producer,rep,records,seconds,cpu_seconds,daemon_cpu_seconds,broker_cpu_seconds,source_threads,records_per_s\n");
+        for (Run run : runs) {
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%s,%d,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.3f,%d,%.0f%n",
+                            run.system(),
+                            run.size(),
+                            run.job(),
+                            run.producer() ? "on" : "off",
+                            run.rep(),
+                            run.records(),
+                            run.seconds(),
+                            run.cpuSeconds(),
+                            run.daemonCpuSeconds(),
+                            run.brokerCpuSeconds(),
+                            run.sourceThreads(),
+                            run.recordsPerSecond()));
+        }
+        return out.toString();
+    }
+
+    static String table(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "| job | size | producer | system | M records/s min / median / max |"
+                                + " Flink + daemon CPU-s per M records (median) | broker CPU-s"
+                                + " (median) | source threads | / KafkaSource records/s |\n"
+                                + "|---|---|---|---|---|---|---|---|---|\n");
+        for (String job : JOBS) {
+            for (int size : SIZES) {
+                for (boolean producer : new boolean[] {false, true}) {
+                    List<Run> of =
+                            runs.stream()
+                                    .filter(r -> r.job().equals(job) && r.producer() == producer)
+                                    .toList();
+                    Map<String, Summary> rate =
+                            Summary.bySystem(of, size, run -> run.recordsPerSecond() / 1e6);
+                    Map<String, Summary> cpu = Summary.bySystem(of, size, Run::cpuPerMillion);
+                    Map<String, Summary> broker = Summary.bySystem(of, size, Run::brokerCpuSeconds);
+                    Map<String, Summary> threads = Summary.bySystem(of, size, Run::sourceThreads);
+                    for (String system : SYSTEMS) {
+                        if (!rate.containsKey(system)) {
+                            continue;
+                        }
+                        out.append(
+                                String.format(
+                                        Locale.ROOT,
+                                        "| %s | %s | %s | %s | %s | %.2f | %.2f | %.0f | %s |%n",
+                                        job,
+                                        HandoffBenchmark.sizeName(size),
+                                        producer ? "on" : "off",
+                                        system,
+                                        rate.get(system).format("%.3f"),
+                                        cpu.get(system).median(),
+                                        broker.get(system).median(),
+                                        threads.get(system).median(),
+                                        system.equals("kafka-source")
+                                                ? ""
+                                                : Summary.ratio(rate, system, "kafka-source")));
+                    }
+                }
+            }
+        }
+        return out.toString();
+    }
+}
