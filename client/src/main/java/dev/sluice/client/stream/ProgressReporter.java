@@ -3,6 +3,7 @@ package dev.sluice.client.stream;
 import dev.sluice.client.annotation.Internal;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +32,7 @@ final class ProgressReporter implements AutoCloseable {
     private final AtomicReference<DeliveryProgress> latest = new AtomicReference<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    private ScheduledExecutorService timer;
+    private volatile ScheduledExecutorService timer;
     // Guarded by this: what was handed to the producer last.
     private DeliveryProgress lastSent;
     private boolean closed;
@@ -55,11 +56,22 @@ final class ProgressReporter implements AutoCloseable {
         timer.scheduleAtFixedRate(this::tick, 0, nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** The reader's newest progress; the end of the stream goes out at once. */
+    /**
+     * The reader's newest progress; the end of the stream goes out at once, from the timer's thread
+     * when there is one, so that the reader never waits on the producer.
+     */
     void update(DeliveryProgress progress) {
         latest.set(progress);
         if (progress.endOfStream()) {
-            tick();
+            if (timer == null) {
+                tick();
+            } else {
+                try {
+                    timer.execute(this::tick);
+                } catch (RejectedExecutionException e) {
+                    // Closing: close() sends the latest.
+                }
+            }
         }
     }
 
