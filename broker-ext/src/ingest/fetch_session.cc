@@ -1,6 +1,9 @@
 #include "ingest/fetch_session.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <thread>
 
 #include "daemon/log.h"
 
@@ -131,8 +134,22 @@ Result<std::map<int32_t, int64_t>> FetchSession::Committed(
   for (int32_t partition : partitions) {
     rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition);
   }
-  const rd_kafka_resp_err_t err =
-      rd_kafka_committed(consumer_, list.get(), static_cast<int>(timeout.count()));
+  using namespace std::chrono_literals;
+  // A group the cluster has not seen yet has no coordinator at first: librdkafka 2.0 hands
+  // NOT_COORDINATOR (and its kin) back instead of retrying, so retry within the bound.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  rd_kafka_resp_err_t err;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    err = rd_kafka_committed(consumer_, list.get(),
+                             static_cast<int>(std::max<int64_t>(left.count(), 1)));
+    const bool coordinator_moving = err == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+                                    err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE ||
+                                    err == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    if (!coordinator_moving || std::chrono::steady_clock::now() + 50ms >= deadline) break;
+    std::this_thread::sleep_for(50ms);
+  }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return KafkaError("committed offsets of group " + group_id_, err);
   }

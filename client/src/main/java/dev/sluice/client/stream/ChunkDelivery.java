@@ -1,0 +1,271 @@
+package dev.sluice.client.stream;
+
+import dev.sluice.client.annotation.Internal;
+import java.io.IOException;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+
+/**
+ * The reader's logic over a {@link ChunkSource}, apart from any I/O: which chunks are this reader's
+ * (its residue class of {@code seq} when the stream is shared), when each is due (pacing),
+ * starvation, the end of the stream, and the delivery progress. Single-threaded, like the reader;
+ * only {@link #stats} may be called from another thread.
+ */
+@Internal
+final class ChunkDelivery {
+    private final String job;
+    private final String stream;
+    private final ChunkSource source;
+    private final NanoClock clock;
+    private final Pacer pacer;
+    private final int readerIndex;
+    private final int readerCount;
+    private final Consumer<DeliveryProgress> progressListener;
+
+    // The seq the source must give next: the stream is walked in order, without holes.
+    private long expectedSeq;
+    // The highest seq this reader is done with, every one below it too: -1 before the first.
+    private long deliveredSeq = -1;
+    private long deliveredBytes;
+    private boolean ended;
+    private boolean sourceClosed;
+    private boolean closed;
+    private StreamChunk held;
+
+    // Pacing: the chunk being waited for was not there at its due time.
+    private boolean starving;
+    private long starvingDueNanos;
+
+    // Counters, published as one snapshot for other threads.
+    private long chunks;
+    private long bytes;
+    private long starvationEvents;
+    private long starvedNanos;
+    private long firstHandoutNanos;
+    private long latestHandoutNanos;
+    private long bytesBeforeLatest;
+    private long latestSize;
+    private volatile StreamReaderStats snapshot;
+
+    ChunkDelivery(
+            String job,
+            String stream,
+            ChunkSource source,
+            NanoClock clock,
+            long rateBytesPerSecond,
+            int readerIndex,
+            int readerCount,
+            Consumer<DeliveryProgress> progressListener) {
+        this.job = job;
+        this.stream = stream;
+        this.source = source;
+        this.clock = clock;
+        this.pacer = rateBytesPerSecond > 0 ? new Pacer(rateBytesPerSecond) : null;
+        this.readerIndex = readerIndex;
+        this.readerCount = readerCount;
+        this.progressListener = progressListener;
+        publishStats();
+        progressListener.accept(progress());
+    }
+
+    String job() {
+        return job;
+    }
+
+    String stream() {
+        return stream;
+    }
+
+    /**
+     * This reader's next chunk, once it is due; null if the wait ran out first or the stream ended.
+     */
+    StreamChunk acquire(long timeoutNanos) throws IOException {
+        if (closed) {
+            throw new IllegalStateException("the reader is closed");
+        }
+        if (held != null) {
+            throw new IllegalStateException(
+                    "release chunk " + held.seq() + " before acquiring the next");
+        }
+        if (ended) {
+            return null;
+        }
+        long now = clock.nanoTime();
+        long deadline = now + Math.max(0, timeoutNanos);
+        if (pacer != null && pacer.started() && !starving) {
+            long due = pacer.nextDueNanos();
+            while (due - now > 0) {
+                if (deadline - now <= 0) {
+                    return null;
+                }
+                clock.parkNanos(Math.min(due - now, deadline - now));
+                now = clock.nanoTime();
+            }
+            // Due: is it there?
+            ChunkSource.Chunk chunk = nextOwn(0);
+            if (chunk != null) {
+                return handOut(chunk, clock.nanoTime());
+            }
+            if (ended) {
+                return null;
+            }
+            starving = true;
+            starvingDueNanos = due;
+            starvationEvents++;
+            publishStats();
+        }
+        ChunkSource.Chunk chunk = nextOwn(deadline - clock.nanoTime());
+        return chunk == null ? null : handOut(chunk, clock.nanoTime());
+    }
+
+    /**
+     * Walks the stream up to this reader's next chunk, passing the other readers' chunks; null if
+     * it did not come within {@code timeoutNanos} or the stream ended.
+     */
+    private ChunkSource.Chunk nextOwn(long timeoutNanos) throws IOException {
+        long deadline = clock.nanoTime() + Math.max(0, timeoutNanos);
+        while (true) {
+            ChunkSource.Chunk chunk = source.next(Math.max(0, deadline - clock.nanoTime()));
+            if (chunk == null) {
+                return null;
+            }
+            if (chunk.seq() != expectedSeq) {
+                long seq = chunk.seq();
+                chunk.done();
+                throw new IOException(
+                        "stream "
+                                + job
+                                + "/"
+                                + stream
+                                + ": chunk "
+                                + Long.toUnsignedString(seq)
+                                + " came where "
+                                + Long.toUnsignedString(expectedSeq)
+                                + " was due; the daemon delivers every stream in seq order from 0");
+            }
+            expectedSeq++;
+            if (Long.remainderUnsigned(chunk.seq(), readerCount) == readerIndex) {
+                return chunk;
+            }
+            // Another reader's: passed by.
+            boolean last = chunk.isEndOfStream();
+            deliveredSeq = chunk.seq();
+            chunk.done();
+            if (last) {
+                end();
+                return null;
+            }
+            progressListener.accept(progress());
+        }
+    }
+
+    private StreamChunk handOut(ChunkSource.Chunk chunk, long now) {
+        int size = chunk.size();
+        if (pacer != null) {
+            if (starving) {
+                starvedNanos += Math.max(0, now - starvingDueNanos);
+            }
+            pacer.handedOut(size, now, starving);
+        }
+        starving = false;
+        if (chunks == 0) {
+            firstHandoutNanos = now;
+        } else {
+            bytesBeforeLatest += latestSize;
+        }
+        latestHandoutNanos = now;
+        latestSize = size;
+        chunks++;
+        bytes += size;
+        held = new StreamChunk(this, chunk);
+        publishStats();
+        return held;
+    }
+
+    void release(StreamChunk chunk, ChunkSource.Chunk sourceChunk) throws IOException {
+        if (chunk != held) {
+            throw new IllegalStateException("chunk " + chunk.seq() + " is not held");
+        }
+        held = null;
+        deliveredSeq = sourceChunk.seq();
+        deliveredBytes += sourceChunk.size();
+        boolean last = sourceChunk.isEndOfStream();
+        sourceChunk.done();
+        if (last) {
+            end();
+        } else {
+            progressListener.accept(progress());
+        }
+    }
+
+    private void end() throws IOException {
+        ended = true;
+        publishStats();
+        progressListener.accept(progress());
+        // Nothing more will come: give the daemon its subscription back now.
+        closeSource();
+    }
+
+    boolean isEndOfStream() {
+        return ended;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    DeliveryProgress progress() {
+        return new DeliveryProgress(
+                job, stream, readerIndex, readerCount, deliveredSeq, deliveredBytes, ended);
+    }
+
+    /** The delivery counters, with the progress reporter's. */
+    StreamReaderStats stats(long progressRecordsSent, long progressSendFailures) {
+        StreamReaderStats s = snapshot;
+        return new StreamReaderStats(
+                s.chunks(),
+                s.bytes(),
+                s.starvationEvents(),
+                s.starvedNanos(),
+                s.targetRateBytesPerSecond(),
+                s.achievedRateBytesPerSecond(),
+                s.endOfStream(),
+                progressRecordsSent,
+                progressSendFailures);
+    }
+
+    private void publishStats() {
+        long elapsed = latestHandoutNanos - firstHandoutNanos;
+        double achieved = chunks < 2 || elapsed <= 0 ? 0 : bytesBeforeLatest * 1e9 / elapsed;
+        snapshot =
+                new StreamReaderStats(
+                        chunks,
+                        bytes,
+                        starvationEvents,
+                        starvedNanos,
+                        pacer == null
+                                ? OptionalLong.empty()
+                                : OptionalLong.of(pacer.rateBytesPerSecond()),
+                        achieved,
+                        ended,
+                        0,
+                        0);
+    }
+
+    /** Releases a held chunk and closes the source; idempotent. */
+    void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        held = null;
+        closeSource();
+    }
+
+    private void closeSource() throws IOException {
+        if (!sourceClosed) {
+            sourceClosed = true;
+            source.close();
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.sluice.client.stream;
+
+import dev.sluice.client.annotation.Internal;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Every chunk of one stream, in {@code seq} order, each once: what {@link ChunkDelivery} paces and
+ * shares out. The real one reads a CHUNK_STREAMS subscription ({@link SubscriptionChunkSource});
+ * tests script one against a fake clock.
+ */
+@Internal
+interface ChunkSource extends AutoCloseable {
+
+    /**
+     * The stream's next chunk, waiting up to {@code timeoutNanos} (0: only if it is there now);
+     * null if it did not come. The previous chunk must be {@linkplain Chunk#done() done} first.
+     */
+    Chunk next(long timeoutNanos) throws IOException;
+
+    @Override
+    void close() throws IOException;
+
+    /** One chunk, valid until {@link #done()}. */
+    interface Chunk {
+        long seq();
+
+        boolean isEndOfStream();
+
+        /** The payload in place, read-only, position 0, limit its size. */
+        ByteBuffer payload();
+
+        int size();
+
+        /** The chunk is no longer used: its memory may be given back. */
+        void done() throws IOException;
+    }
+}

@@ -1,0 +1,136 @@
+package dev.sluice.client.stream;
+
+import dev.sluice.client.annotation.Internal;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a reader's {@link DeliveryProgress} on the progress topic: the latest one every {@code
+ * interval} if it changed, so at most one record per interval whatever the chunk rate, and the
+ * final one at once at the end of the stream and on close.
+ *
+ * <p>Sending on a timer rather than on the reader's own calls matters: a reader waiting for its
+ * next chunk makes no calls, and a progress record held back until then could hold back the
+ * generation that would send that chunk.
+ */
+@Internal
+final class ProgressReporter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
+
+    private final Producer<byte[], byte[]> producer;
+    private final String topic;
+    private final Duration closeTimeout;
+    private final AtomicReference<DeliveryProgress> latest = new AtomicReference<>();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private volatile ScheduledExecutorService timer;
+    // Guarded by this: what was handed to the producer last.
+    private DeliveryProgress lastSent;
+    private boolean closed;
+
+    ProgressReporter(Producer<byte[], byte[]> producer, String topic, Duration closeTimeout) {
+        this.producer = producer;
+        this.topic = topic;
+        this.closeTimeout = closeTimeout;
+    }
+
+    /** Sends every {@code interval} from a daemon thread of its own. */
+    void start(Duration interval, String name) {
+        timer =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread thread = new Thread(r, "sluice-progress-" + name);
+                            thread.setDaemon(true);
+                            return thread;
+                        });
+        long nanos = interval.toNanos();
+        timer.scheduleAtFixedRate(this::tick, 0, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The reader's newest progress; the end of the stream goes out at once, from the timer's thread
+     * when there is one, so that the reader never waits on the producer.
+     */
+    void update(DeliveryProgress progress) {
+        latest.set(progress);
+        if (progress.endOfStream()) {
+            if (timer == null) {
+                tick();
+            } else {
+                try {
+                    timer.execute(this::tick);
+                } catch (RejectedExecutionException e) {
+                    // Closing: close() sends the latest.
+                }
+            }
+        }
+    }
+
+    /** Sends the latest progress unless it went out already. */
+    synchronized void tick() {
+        DeliveryProgress progress = latest.get();
+        if (closed || progress == null || progress.equals(lastSent)) {
+            return;
+        }
+        lastSent = progress;
+        try {
+            producer.send(
+                    new ProducerRecord<>(
+                            topic,
+                            DeliveryProgressCodec.key(progress),
+                            DeliveryProgressCodec.encode(progress)),
+                    (metadata, error) -> {
+                        if (error == null) {
+                            sent.incrementAndGet();
+                        } else {
+                            failed(progress, error);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            // The producer refused before sending (metadata timeout, closed...).
+            failed(progress, e);
+        }
+    }
+
+    private void failed(DeliveryProgress progress, Exception error) {
+        // The next record carries the same information, newer: log the first and every 100th.
+        if (failures.getAndIncrement() % 100 == 0) {
+            LOG.warn(
+                    "could not publish the delivery progress of {} on {} ({} failures so far): {}",
+                    progress.key(),
+                    topic,
+                    failures.get(),
+                    error.toString());
+        }
+    }
+
+    long sent() {
+        return sent.get();
+    }
+
+    long failures() {
+        return failures.get();
+    }
+
+    /** Sends the latest progress, then closes the producer, waiting up to the close timeout. */
+    @Override
+    public void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+        tick();
+        synchronized (this) {
+            closed = true;
+        }
+        producer.close(closeTimeout);
+    }
+}

@@ -1,0 +1,292 @@
+package dev.sluice.client.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Pacing, starvation, sharing and progress against a scripted stream on a fake clock. */
+class ChunkDeliveryTest {
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long FOREVER = TimeUnit.SECONDS.toNanos(3600);
+
+    private final FakeClock clock = new FakeClock();
+    private final long t0 = clock.nanoTime();
+    private final List<DeliveryProgress> progress = new ArrayList<>();
+
+    private ChunkDelivery delivery(ScriptedSource source, long rate, int index, int count) {
+        return new ChunkDelivery("job-1", "cyan", source, clock, rate, index, count, progress::add);
+    }
+
+    /** Acquires and releases every chunk, recording when each was handed out (ms after t0). */
+    private List<Long> readAll(ChunkDelivery delivery, List<Long> seqs) throws IOException {
+        List<Long> times = new ArrayList<>();
+        while (!delivery.isEndOfStream()) {
+            StreamChunk chunk = delivery.acquire(FOREVER);
+            if (chunk == null) {
+                continue;
+            }
+            times.add((clock.nanoTime() - t0) / MS);
+            seqs.add(chunk.seq());
+            chunk.release();
+        }
+        return times;
+    }
+
+    @Test
+    void aPacedReaderHandsChunksOutAtTheRateAndParksBetweenThem() throws IOException {
+        // 10 chunks of 1000 bytes, all there from the start, at 10 000 bytes/s: one per 100 ms.
+        ScriptedSource source = new ScriptedSource(clock).chunks(10, 1000, t0);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        List<Long> seqs = new ArrayList<>();
+
+        List<Long> times = readAll(delivery, seqs);
+
+        assertThat(times).containsExactly(0L, 100L, 200L, 300L, 400L, 500L, 600L, 700L, 800L, 900L);
+        assertThat(seqs).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.starvationEvents()).isZero();
+        assertThat(stats.starvedNanos()).isZero();
+        assertThat(stats.achievedRateBytesPerSecond()).isCloseTo(10_000.0, within(1e-6));
+        assertThat(stats.targetRateBytesPerSecond()).hasValue(10_000);
+        assertThat(stats.chunks()).isEqualTo(10);
+        assertThat(stats.bytes()).isEqualTo(10_000);
+        assertThat(stats.endOfStream()).isTrue();
+        // One park per interval: waiting is parking, not spinning on the clock.
+        assertThat(clock.parks).isEqualTo(9);
+    }
+
+    @Test
+    void aChunkLateForItsDueTimeIsOneStarvationAndTheScheduleGoesOnFromItsArrival()
+            throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        for (int seq = 0; seq < 10; seq++) {
+            // Chunk 5 is due at 500 ms but comes at 2000 ms; the others are there from the start.
+            source.add(seq, seq == 9, 1000, seq == 5 ? t0 + 2000 * MS : t0);
+        }
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+
+        List<Long> times = readAll(delivery, new ArrayList<>());
+
+        // No rush after the stall: 6 comes 100 ms after 5, as the rate says.
+        assertThat(times)
+                .containsExactly(0L, 100L, 200L, 300L, 400L, 2000L, 2100L, 2200L, 2300L, 2400L);
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.starvationEvents()).isEqualTo(1);
+        assertThat(stats.starvedNanos()).isEqualTo(1500 * MS);
+    }
+
+    @Test
+    void everyLateChunkCountsOnceEvenWhenTheApplicationAsksSeveralTimes() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0 + 1000 * MS);
+        source.add(2, true, 1000, t0 + 5000 * MS);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        delivery.acquire(FOREVER).release();
+
+        // Chunk 1 is due at 100 ms; asked with short timeouts, it comes at 1000 ms.
+        int nulls = 0;
+        StreamChunk chunk;
+        while ((chunk = delivery.acquire(200 * MS)) == null) {
+            nulls++;
+        }
+        assertThat(chunk.seq()).isEqualTo(1);
+        assertThat(nulls).isGreaterThanOrEqualTo(4);
+        chunk.release();
+        assertThat(delivery.acquire(FOREVER).seq()).isEqualTo(2);
+
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.starvationEvents()).isEqualTo(2);
+        // 1 was due at 100 and came at 1000; 2 was due at 1100 and came at 5000.
+        assertThat(stats.starvedNanos()).isEqualTo((900 + 3900) * MS);
+    }
+
+    @Test
+    void anApplicationThatFallsBehindIsNotStarvedAndGetsWhatIsDueAtOnce() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(10, 1000, t0);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            StreamChunk chunk = delivery.acquire(FOREVER);
+            times.add((clock.nanoTime() - t0) / MS);
+            if (i == 2) {
+                clock.advance(1000 * MS); // the application is busy for a second
+            }
+            chunk.release();
+        }
+
+        // 3 to 9 were due by 1200 ms: handed out at once, back on the schedule.
+        assertThat(times)
+                .containsExactly(0L, 100L, 200L, 1200L, 1200L, 1200L, 1200L, 1200L, 1200L, 1200L);
+        assertThat(delivery.stats(0, 0).starvationEvents()).isZero();
+    }
+
+    @Test
+    void aWaitShorterThanTheDueTimeReturnsNullWithoutStarvation() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(2, 1000, t0);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        delivery.acquire(FOREVER).release();
+
+        assertThat(delivery.acquire(50 * MS)).isNull();
+        assertThat(clock.nanoTime() - t0).isEqualTo(50 * MS);
+        assertThat(delivery.acquire(0)).isNull();
+
+        StreamChunk second = delivery.acquire(FOREVER);
+        assertThat(second.seq()).isEqualTo(1);
+        assertThat(clock.nanoTime() - t0).isEqualTo(100 * MS);
+        assertThat(delivery.stats(0, 0).starvationEvents()).isZero();
+    }
+
+    @Test
+    void unpacedChunksAreHandedOutAsTheyComeWithoutParking() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0 + 10 * MS);
+        source.add(2, false, 1000, t0 + 10 * MS).add(3, true, 1000, t0 + 500 * MS);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+
+        List<Long> times = readAll(delivery, new ArrayList<>());
+
+        assertThat(times).containsExactly(0L, 10L, 10L, 500L);
+        assertThat(clock.parks).isZero();
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.starvationEvents()).isZero();
+        assertThat(stats.targetRateBytesPerSecond()).isEmpty();
+        // 3000 bytes before the latest chunk over 500 ms.
+        assertThat(stats.achievedRateBytesPerSecond()).isCloseTo(6000.0, within(1e-6));
+    }
+
+    @Test
+    void sharedReadersGetExactlyTheirResidueClassAndEachSeesTheEnd() throws IOException {
+        int chunks = 10;
+        int readers = 3;
+        List<Long> all = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < readers; i++) {
+            progress.clear();
+            ScriptedSource source = new ScriptedSource(clock).chunks(chunks, 100 + i, t0);
+            ChunkDelivery delivery = delivery(source, 0, i, readers);
+            List<Long> seqs = new ArrayList<>();
+            readAll(delivery, seqs);
+
+            final int index = i;
+            assertThat(seqs).allMatch(seq -> seq % readers == index);
+            assertThat(seqs).hasSize(i == 0 ? 4 : 3);
+            assertThat(delivery.isEndOfStream()).isTrue();
+            assertThat(delivery.acquire(FOREVER)).isNull();
+            // Every chunk, its own or passed by, was given back; the subscription too.
+            assertThat(source.done).hasSize(chunks);
+            assertThat(source.closed).isTrue();
+            DeliveryProgress last = progress.get(progress.size() - 1);
+            assertThat(last.endOfStream()).isTrue();
+            assertThat(last.deliveredSeq()).isEqualTo(chunks - 1);
+            assertThat(last.readerIndex()).isEqualTo(i);
+            assertThat(last.readerCount()).isEqualTo(readers);
+            assertThat(last.deliveredBytes()).isEqualTo(seqs.size() * (100L + i));
+            all.addAll(seqs);
+            bytes += last.deliveredBytes();
+        }
+        assertThat(all).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(bytes).isEqualTo(4 * 100 + 3 * 101 + 3 * 102);
+    }
+
+    @Test
+    void progressIsTheContiguousFrontierOfWhatTheReaderIsDoneWith() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(4, 10, t0);
+        ChunkDelivery delivery = delivery(source, 0, 1, 2);
+        assertThat(progress).containsExactly(progress("job-1", 1, 2, -1, 0, false));
+
+        StreamChunk one = delivery.acquire(FOREVER);
+        assertThat(one.seq()).isEqualTo(1);
+        // Chunk 0 was passed by; 1 is held, so not delivered yet.
+        assertThat(delivery.progress().deliveredSeq()).isEqualTo(0);
+        one.release();
+        assertThat(delivery.progress().deliveredSeq()).isEqualTo(1);
+        assertThat(delivery.progress().deliveredBytes()).isEqualTo(10);
+        StreamChunk three = delivery.acquire(FOREVER);
+        assertThat(delivery.progress().deliveredSeq()).isEqualTo(2);
+        three.release();
+
+        assertThat(progress)
+                .containsExactly(
+                        progress("job-1", 1, 2, -1, 0, false),
+                        progress("job-1", 1, 2, 0, 0, false),
+                        progress("job-1", 1, 2, 1, 10, false),
+                        progress("job-1", 1, 2, 2, 10, false),
+                        progress("job-1", 1, 2, 3, 20, true));
+    }
+
+    private static DeliveryProgress progress(
+            String job, int index, int count, long seq, long bytes, boolean eos) {
+        return new DeliveryProgress(job, "cyan", index, count, seq, bytes, eos);
+    }
+
+    @Test
+    void aHoleInTheStreamIsAnError() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 10, t0).add(2, true, 10, t0);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+        delivery.acquire(FOREVER).release();
+
+        assertThatThrownBy(() -> delivery.acquire(FOREVER))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("job-1/cyan: chunk 2 came where 1 was due");
+    }
+
+    @Test
+    void oneChunkIsHeldAtATimeAndItsViewIsTheSourcesBytes() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(2, 5, t0);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+
+        StreamChunk chunk = delivery.acquire(FOREVER);
+        assertThat(chunk.job()).isEqualTo("job-1");
+        assertThat(chunk.stream()).isEqualTo("cyan");
+        assertThat(chunk.size()).isEqualTo(5);
+        ByteBuffer payload = chunk.payload();
+        assertThat(payload.isReadOnly()).isTrue();
+        assertThat(chunk.copyPayload()).containsExactly(0, 1, 2, 3, 4);
+        assertThatThrownBy(() -> delivery.acquire(FOREVER))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("release chunk 0 before acquiring the next");
+
+        chunk.release();
+        assertThatThrownBy(chunk::release)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("chunk 0 was released");
+        assertThatThrownBy(chunk::payload).isInstanceOf(IllegalStateException.class);
+        chunk.close(); // released already: nothing
+
+        StreamChunk last = delivery.acquire(FOREVER);
+        assertThat(last.isEndOfStream()).isTrue();
+        assertThat(delivery.isEndOfStream()).isFalse();
+        last.close();
+        assertThat(delivery.isEndOfStream()).isTrue();
+    }
+
+    @Test
+    void closingWhileAChunkIsHeldGivesTheSourceBack() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(3, 5, t0);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+        StreamChunk chunk = delivery.acquire(FOREVER);
+
+        delivery.close();
+
+        assertThat(source.closed).isTrue();
+        chunk.release(); // after close: the slot went with the subscription
+        assertThatThrownBy(() -> delivery.acquire(FOREVER))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("the reader is closed");
+    }
+
+    @Test
+    void aRateBelowOneByteASecondIsRefused() {
+        assertThatThrownBy(() -> new Pacer(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rate must be at least 1 byte/s, got 0");
+    }
+}

@@ -1,0 +1,33 @@
+package dev.sluice.client.stream;
+
+/** Time that moves only when someone waits: parking advances it by exactly what was asked. */
+final class FakeClock implements NanoClock {
+    private long now = 1_000_000_000L;
+    long parks;
+    long parkedNanos;
+
+    @Override
+    public long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public void parkNanos(long nanos) {
+        if (nanos <= 0) {
+            throw new AssertionError("parked for " + nanos + " ns: a wait of nothing spins");
+        }
+        parks++;
+        parkedNanos += nanos;
+        now += nanos;
+    }
+
+    void advance(long nanos) {
+        now += nanos;
+    }
+
+    void advanceTo(long time) {
+        if (time > now) {
+            now = time;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sluice.client.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What goes to the progress topic, tick by tick (the timer is left out: {@code tick()} is what it
+ * calls). Kafka's own MockProducer records what was sent; the real topic is ProgressIT's.
+ */
+class ProgressReporterTest {
+    private final MockProducer<byte[], byte[]> producer =
+            new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final ProgressReporter reporter =
+            new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1));
+
+    private static DeliveryProgress at(long seq, boolean eos) {
+        return new DeliveryProgress("job-1", "cyan", 0, 1, seq, (seq + 1) * 10, eos);
+    }
+
+    private List<DeliveryProgress> sent() {
+        return producer.history().stream()
+                .map(r -> DeliveryProgressCodec.decode(r.key(), r.value()))
+                .toList();
+    }
+
+    @Test
+    void sendsOnlyTheLatestProgressOfEachIntervalAndNothingWhenUnchanged() {
+        reporter.update(at(-1, false));
+        reporter.tick();
+        reporter.update(at(0, false));
+        reporter.update(at(1, false));
+        reporter.update(at(2, false));
+        reporter.tick();
+        reporter.tick(); // nothing new
+
+        assertThat(sent()).containsExactly(at(-1, false), at(2, false));
+        ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+        assertThat(first.topic()).isEqualTo("sluice.progress");
+        assertThat(new String(first.key())).isEqualTo("job-1/cyan");
+        assertThat(reporter.sent()).isEqualTo(2);
+    }
+
+    @Test
+    void theEndOfTheStreamGoesOutAtOnce() {
+        reporter.update(at(3, false));
+        reporter.update(at(4, true));
+
+        assertThat(sent()).containsExactly(at(4, true));
+        reporter.tick();
+        assertThat(sent()).hasSize(1);
+    }
+
+    @Test
+    void closeSendsWhatIsLeftThenClosesTheProducer() {
+        reporter.update(at(0, false));
+        reporter.tick();
+        reporter.update(at(5, false));
+
+        reporter.close();
+
+        assertThat(sent()).containsExactly(at(0, false), at(5, false));
+        assertThat(producer.closed()).isTrue();
+        reporter.update(at(6, false));
+        reporter.tick();
+        assertThat(sent()).hasSize(2);
+    }
+
+    @Test
+    void failuresAreCountedAndTheNextProgressStillGoesOut() {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(
+                        false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        ProgressReporter failing = new ProgressReporter(manual, "p", Duration.ofSeconds(1));
+        failing.update(at(0, false));
+        failing.tick();
+        manual.errorNext(new KafkaException("broker gone"));
+        failing.update(at(1, false));
+        failing.tick();
+        manual.completeNext();
+
+        assertThat(failing.failures()).isEqualTo(1);
+        assertThat(failing.sent()).isEqualTo(1);
+        assertThat(manual.history()).hasSize(2);
+    }
+}

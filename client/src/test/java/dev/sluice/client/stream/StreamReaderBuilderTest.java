@@ -1,0 +1,135 @@
+package dev.sluice.client.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.GeneratorSpec;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.SplitRule;
+import dev.sluice.client.job.StreamSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** Every wrong setting is refused with a clear message before anything is opened. */
+class StreamReaderBuilderTest {
+    // Never connected to: the checks come first.
+    private static final BrokerdClient BROKERD =
+            BrokerdClient.builder(Path.of("/nonexistent/brokerd.sock")).build();
+
+    private static final JobSpec JOB =
+            new JobSpec(
+                    "job-1",
+                    List.of(),
+                    new GeneratorSpec("com.example.Gen", Map.of()),
+                    1 << 20,
+                    List.of(
+                            new StreamSpec(
+                                    "cyan",
+                                    "printer-1",
+                                    new SplitRule.Channel("cyan"),
+                                    10_000_000,
+                                    OptionalLong.of(4_000_000),
+                                    256 << 10),
+                            new StreamSpec(
+                                    "magenta",
+                                    "printer-2",
+                                    new SplitRule.Channel("magenta"),
+                                    10_000_000)));
+
+    private static StreamReader.Builder reader() {
+        return StreamReader.builder(BROKERD, "job-1", "cyan").topic("chunks").partitions(1);
+    }
+
+    @Test
+    void refusesEmptyOrMalformedNames() {
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, "", "cyan").topic("t").open())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("job = : 1 to 128 characters of [A-Za-z0-9._-]");
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, "job-1", "").topic("t").open())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("stream = : 1 to 128 characters of [A-Za-z0-9._-]");
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, "job 1", "cyan").topic("t").open())
+                .hasMessage("job = job 1: 1 to 128 characters of [A-Za-z0-9._-]");
+        assertThatThrownBy(() -> reader().topic("").open())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("topic: must be a Kafka topic name ([A-Za-z0-9._-], 1 to 249), got ''");
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, "job-1", "cyan").open())
+                .hasMessage("topic: none given; name it, or build from the job spec");
+    }
+
+    @Test
+    void refusesARateBelowOneBytePerSecond() {
+        assertThatThrownBy(() -> reader().pacing(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("rate: at least 1 byte/s, got 0");
+        assertThatThrownBy(() -> reader().pacing(-5)).hasMessage("rate: at least 1 byte/s, got -5");
+    }
+
+    @Test
+    void refusesAReaderIndexOutsideItsCount() {
+        assertThatThrownBy(() -> reader().share(2, 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("share: reader index must be 0 to 1, got 2");
+        assertThatThrownBy(() -> reader().share(-1, 2))
+                .hasMessage("share: reader index must be 0 to 1, got -1");
+        assertThatThrownBy(() -> reader().share(0, 0))
+                .hasMessage("share: reader count must be 1 to 65535, got 0");
+        assertThatThrownBy(() -> reader().share(0, 65536))
+                .hasMessage("share: reader count must be 1 to 65535, got 65536");
+    }
+
+    @Test
+    void refusesMissingPartitionsAndBadProgressSettings() {
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, "job-1", "cyan").topic("t").open())
+                .hasMessageStartingWith("partitions: none given");
+        assertThatThrownBy(() -> reader().partitions(0))
+                .hasMessage("partitions: at least 1, got 0");
+        assertThatThrownBy(() -> reader().bootstrapServers(" ").open())
+                .hasMessage("bootstrap servers: empty");
+        assertThatThrownBy(
+                        () ->
+                                reader().bootstrapServers("127.0.0.1:9")
+                                        .progressInterval(Duration.ZERO)
+                                        .open())
+                .hasMessage("progress interval: must be positive, got PT0S");
+        assertThatThrownBy(
+                        () -> reader().bootstrapServers("127.0.0.1:9").progressTopic("a b").open())
+                .hasMessageStartingWith("progress topic: must be a Kafka topic name");
+        assertThatThrownBy(
+                        () ->
+                                reader().bootstrapServers("127.0.0.1:9")
+                                        .progressTopic("chunks")
+                                        .open())
+                .hasMessage("progress topic: must differ from the chunk topic chunks");
+    }
+
+    @Test
+    void takesTopicRateAndSlotSizeFromTheJobAndSharesTheRate() {
+        StreamReader.Builder cyan = StreamReader.builder(BROKERD, JOB, "cyan").partitions(1);
+        assertThat(cyan.check().toString())
+                .isEqualTo(
+                        "Settings[topic=sluice.chunks.printer-1, rate=4000000, slotSize="
+                                + ((256 << 10) + (64 << 10))
+                                + "]");
+        assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).share(1, 4).check())
+                .hasToString(
+                        "Settings[topic=sluice.chunks.printer-1, rate=1000000, slotSize=327680]");
+        assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).noPacing().check())
+                .hasToString("Settings[topic=sluice.chunks.printer-1, rate=0, slotSize=327680]");
+        assertThat(
+                        StreamReader.builder(BROKERD, JOB, "magenta")
+                                .partitions(1)
+                                .topic("mine")
+                                .pacing(7)
+                                .check())
+                .hasToString("Settings[topic=mine, rate=7, slotSize=1114112]");
+        assertThatThrownBy(() -> StreamReader.builder(BROKERD, JOB, "yellow").partitions(1).open())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("stream = yellow: job job-1 has no such stream (it has cyan, magenta)");
+    }
+}

@@ -1,0 +1,437 @@
+package dev.sluice.client.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.GeneratorSpec;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.SplitRule;
+import dev.sluice.client.job.StreamSpec;
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.KafkaBrokerExtension;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.LongStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link StreamReader} against the real broker and a real {@code sluice-brokerd}: chunks written
+ * out of order over several partitions, one twice, as many producers would (seed 001 §4.3), come
+ * out of each reader complete, in order and with their end; readers of several streams and readers
+ * sharing a stream run at once; pacing keeps its rate; progress lands on the progress topic.
+ */
+class StreamReaderIT {
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    private static final int PARTITIONS = 3;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    @TempDir static Path dir;
+
+    private static BrokerdProcess daemon;
+    private static BrokerdClient brokerd;
+
+    @BeforeAll
+    static void startDaemon() throws IOException {
+        daemon =
+                BrokerdProcess.start(
+                        BrokerdProcess.defaultBinary(),
+                        KAFKA.bootstrapServers(),
+                        dir.resolve("d.sock"),
+                        Map.of());
+        brokerd = BrokerdClient.builder(daemon.socket()).build();
+    }
+
+    @AfterAll
+    static void stopDaemon() throws InterruptedException {
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    /** What chunk {@code seq} of {@code stream} carries: its name, then bytes that follow seq. */
+    private static byte[] payload(String stream, long seq, int size) {
+        byte[] bytes = new byte[size];
+        byte[] name = (stream + "-" + seq + ":").getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(name, 0, bytes, 0, Math.min(name.length, size));
+        for (int i = name.length; i < size; i++) {
+            bytes[i] = (byte) (seq * 31 + i);
+        }
+        return bytes;
+    }
+
+    /**
+     * Writes {@code count} chunks of each stream, last seq first, spread over the partitions, and
+     * chunk 1 of the first stream a second time, as an at-least-once producer may.
+     */
+    private static void produce(String topic, String job, List<String> streams, int count, int size)
+            throws Exception {
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int seq = count - 1; seq >= 0; seq--) {
+                for (String stream : streams) {
+                    producer.send(chunk(topic, job, stream, seq, count, size));
+                }
+            }
+            producer.send(chunk(topic, job, streams.get(0), 1, count, size));
+            producer.flush();
+        }
+    }
+
+    private static ProducerRecord<byte[], byte[]> chunk(
+            String topic, String job, String stream, int seq, int count, int size) {
+        ProducerRecord<byte[], byte[]> record =
+                new ProducerRecord<>(
+                        topic,
+                        (seq * 7 + stream.length()) % PARTITIONS,
+                        stream.getBytes(StandardCharsets.UTF_8),
+                        payload(stream, seq, size));
+        record.headers().add("sluice.job", job.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("sluice.stream", stream.getBytes(StandardCharsets.UTF_8));
+        record.headers().add("sluice.seq", Integer.toString(seq).getBytes(StandardCharsets.UTF_8));
+        if (seq == count - 1) {
+            record.headers().add("sluice.eos", "true".getBytes(StandardCharsets.UTF_8));
+        }
+        return record;
+    }
+
+    /** Reads the reader to its end with acquire / release; checks each payload in place. */
+    private static List<Long> readToEnd(StreamReader reader, int size) throws IOException {
+        List<Long> seqs = read(reader, size, Integer.MAX_VALUE, new ArrayList<>());
+        assertThat(reader.acquire(Duration.ZERO)).isNull();
+        return seqs;
+    }
+
+    /** Reads until {@code count} more chunks came or the stream ended. */
+    private static List<Long> read(StreamReader reader, int size, int count, List<Long> seqs)
+            throws IOException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        for (int read = 0; read < count && !reader.isEndOfStream(); ) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("%s did not end within %s; got %s", reader.stream(), WAIT, seqs);
+            }
+            try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
+                if (chunk == null) {
+                    continue;
+                }
+                ByteBuffer view = chunk.payload();
+                // Zero-copy: the slot's memory, not a heap copy.
+                assertThat(view.isDirect()).isTrue();
+                byte[] bytes = new byte[view.remaining()];
+                view.get(bytes);
+                assertThat(bytes)
+                        .as("payload of %s #%d", reader.stream(), chunk.seq())
+                        .isEqualTo(payload(reader.stream(), chunk.seq(), size));
+                seqs.add(chunk.seq());
+                read++;
+            }
+        }
+        return seqs;
+    }
+
+    private static List<Long> range(long from, long to, long step) {
+        return LongStream.iterate(from, s -> s < to, s -> s + step).boxed().toList();
+    }
+
+    private static String uniqueName(String prefix) {
+        return prefix + "-" + NAMES.incrementAndGet() + "-" + ProcessHandle.current().pid();
+    }
+
+    @Test
+    void oneStreamArrivesCompleteInOrderWithItsEndAndItsProgressOnTheTopic() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        String progressTopic = KAFKA.createTopic(1);
+        int chunks = 60;
+        int size = 1024;
+        // Another stream of the job shares the objects: the reader must pass its chunks by.
+        produce(topic, "job-a", List.of("cyan", "magenta"), chunks, size);
+        DeliveryProgress end =
+                new DeliveryProgress("job-a", "cyan", 0, 1, chunks - 1, (long) chunks * size, true);
+
+        List<DeliveryProgress> progress = new ArrayList<>();
+        StreamReaderStats stats;
+        try (KafkaConsumer<byte[], byte[]> consumer = progressConsumer(progressTopic);
+                StreamReader reader =
+                        StreamReader.builder(brokerd, "job-a", "cyan")
+                                .topic(topic)
+                                // No partitions given: looked up through the cluster.
+                                .bootstrapServers(KAFKA.bootstrapServers())
+                                .progressTopic(progressTopic)
+                                .progressInterval(Duration.ofMillis(50))
+                                .open()) {
+            List<Long> seqs = read(reader, size, 30, new ArrayList<>());
+            // A reader that stops reading still gets its latest progress out: the generation
+            // side waiting on it must not wait for the next chunk.
+            awaitProgress(consumer, progress, p -> p.deliveredSeq() == 29);
+            assertThat(progress.get(progress.size() - 1))
+                    .isEqualTo(new DeliveryProgress("job-a", "cyan", 0, 1, 29, 30L * size, false));
+
+            read(reader, size, Integer.MAX_VALUE, seqs);
+            assertThat(reader.acquire(Duration.ZERO)).isNull();
+            assertThat(seqs).isEqualTo(range(0, chunks, 1));
+            assertThat(reader.progress()).isEqualTo(end);
+            awaitProgress(consumer, progress, DeliveryProgress::endOfStream);
+            stats = reader.stats();
+        }
+        assertThat(stats.chunks()).isEqualTo(chunks);
+        assertThat(stats.bytes()).isEqualTo((long) chunks * size);
+        assertThat(stats.endOfStream()).isTrue();
+        assertThat(stats.starvationEvents()).isZero();
+        assertThat(stats.progressRecordsSent()).isGreaterThanOrEqualTo(2);
+        assertThat(stats.progressSendFailures()).isZero();
+
+        assertThat(progress).extracting(DeliveryProgress::key).containsOnly("job-a/cyan");
+        assertThat(progress)
+                .extracting(DeliveryProgress::deliveredSeq)
+                .isSortedAccordingTo(Long::compare);
+        assertThat(progress.get(progress.size() - 1)).isEqualTo(end);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> progressConsumer(String topic) {
+        Properties props = KAFKA.broker().clientProperties();
+        KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        TopicPartition partition = new TopicPartition(topic, 0);
+        consumer.assign(List.of(partition));
+        consumer.seekToBeginning(List.of(partition));
+        return consumer;
+    }
+
+    /** Reads progress records into {@code progress} until the latest matches. */
+    private static void awaitProgress(
+            KafkaConsumer<byte[], byte[]> consumer,
+            List<DeliveryProgress> progress,
+            Predicate<DeliveryProgress> until) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (progress.isEmpty() || !until.test(progress.get(progress.size() - 1))) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("no matching progress within %s; got %s", WAIT, progress);
+            }
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
+            }
+        }
+    }
+
+    @Test
+    void twoStreamsOfOneJobAreReadAtOnceByTwoReaders() throws Exception {
+        String location = uniqueName("printer");
+        String topic = ChunkTopics.forOutputLocation(location);
+        KAFKA.broker().createTopic(topic, PARTITIONS);
+        String job = uniqueName("job");
+        JobSpec spec =
+                new JobSpec(
+                        job,
+                        List.of(),
+                        new GeneratorSpec("com.example.Raster"),
+                        List.of(
+                                new StreamSpec(
+                                        "cyan", location, new SplitRule.Channel("cyan"), 80_000),
+                                new StreamSpec(
+                                        "magenta",
+                                        location,
+                                        new SplitRule.Channel("magenta"),
+                                        80_000)));
+        int chunks = 80;
+        int size = 1000;
+        produce(topic, job, List.of("cyan", "magenta"), chunks, size);
+
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            // The topic comes from the job's output location; one reader through the facade.
+            Future<List<Long>> cyan =
+                    threads.submit(
+                            () -> {
+                                try (StreamReader reader =
+                                        StreamReader.builder(brokerd, spec, "cyan")
+                                                .partitions(PARTITIONS)
+                                                .open()) {
+                                    assertThat(reader.topic()).isEqualTo(topic);
+                                    return readToEnd(reader, size);
+                                }
+                            });
+            Future<List<byte[]>> magenta =
+                    threads.submit(
+                            () -> {
+                                List<byte[]> payloads = new ArrayList<>();
+                                try (SimpleStreamReader reader =
+                                        StreamReader.builder(brokerd, spec, "magenta")
+                                                .partitions(PARTITIONS)
+                                                .openSimple()) {
+                                    long deadline = System.nanoTime() + WAIT.toNanos();
+                                    while (!reader.isClosed()) {
+                                        assertThat(System.nanoTime() - deadline).isNegative();
+                                        byte[] payload = reader.poll(Duration.ofMillis(500));
+                                        if (payload != null) {
+                                            payloads.add(payload);
+                                        }
+                                    }
+                                    assertThat(reader.poll(Duration.ZERO)).isNull();
+                                }
+                                return payloads;
+                            });
+
+            assertThat(cyan.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(range(0, chunks, 1));
+            List<byte[]> payloads = magenta.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(payloads).hasSize(chunks);
+            for (int seq = 0; seq < chunks; seq++) {
+                assertThat(payloads.get(seq))
+                        .as("magenta #%d", seq)
+                        .isEqualTo(payload("magenta", seq, size));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void readersSharingAStreamGetExactlyTheirResidueClassesAndBothSeeTheEnd() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        // An odd count: the last chunk is reader 0's, so reader 1 must see the end passing by.
+        int chunks = 101;
+        int size = 512;
+        produce(topic, "job-s", List.of("black"), chunks, size);
+
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Result>> readers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                int index = i;
+                Callable<Result> read =
+                        () -> {
+                            try (StreamReader reader =
+                                    StreamReader.builder(brokerd, "job-s", "black")
+                                            .topic(topic)
+                                            .partitions(PARTITIONS)
+                                            .share(index, 2)
+                                            .open()) {
+                                List<Long> seqs = readToEnd(reader, size);
+                                return new Result(seqs, reader.progress());
+                            }
+                        };
+                readers.add(threads.submit(read));
+            }
+            Result even = readers.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            Result odd = readers.get(1).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(even.seqs()).isEqualTo(range(0, chunks, 2));
+            assertThat(odd.seqs()).isEqualTo(range(1, chunks, 2));
+            // Together: every chunk once.
+            List<Long> all = new ArrayList<>(even.seqs());
+            all.addAll(odd.seqs());
+            assertThat(all).containsExactlyInAnyOrderElementsOf(range(0, chunks, 1));
+            assertThat(even.progress())
+                    .isEqualTo(new DeliveryProgress("job-s", "black", 0, 2, 100, 51L * size, true));
+            assertThat(odd.progress())
+                    .isEqualTo(new DeliveryProgress("job-s", "black", 1, 2, 100, 50L * size, true));
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private record Result(List<Long> seqs, DeliveryProgress progress) {}
+
+    @Test
+    void aPacedReaderKeepsItsRateAndDoesNotStarveWhenTheDataIsThere() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        int chunks = 41;
+        int size = 4096;
+        long rate = 81_920; // 40 intervals of 50 ms: 2 s
+        produce(topic, "job-p", List.of("yellow"), chunks, size);
+
+        try (StreamReader reader =
+                StreamReader.builder(brokerd, "job-p", "yellow")
+                        .topic(topic)
+                        .partitions(PARTITIONS)
+                        .pacing(rate)
+                        .open()) {
+            // "The data is there": every chunk published to the segment before the first is read
+            // (the duplicate is dropped before publishing, so exactly `chunks` records go out).
+            awaitPublished(topic, chunks);
+            List<Long> returnedAt = new ArrayList<>();
+            List<Long> seqs = new ArrayList<>();
+            while (!reader.isEndOfStream()) {
+                try (StreamChunk chunk = reader.acquire(Duration.ofSeconds(5))) {
+                    assertThat(chunk).as("chunk after %s", seqs).isNotNull();
+                    returnedAt.add(System.nanoTime());
+                    seqs.add(chunk.seq());
+                }
+            }
+            assertThat(seqs).isEqualTo(range(0, chunks, 1));
+
+            StreamReaderStats stats = reader.stats();
+            assertThat(stats.starvationEvents()).isZero();
+            assertThat(stats.targetRateBytesPerSecond()).hasValue(rate);
+            // Never faster than the rate (a chunk is never handed out before it is due), and,
+            // generously, not much slower.
+            assertThat(stats.achievedRateBytesPerSecond()).isBetween(0.7 * rate, rate * 1.000001);
+            double seconds = (returnedAt.get(chunks - 1) - returnedAt.get(0)) / 1e9;
+            assertThat(seconds).isBetween(1.99, 3.0);
+        }
+    }
+
+    private static final Pattern RECORDS_OUT =
+            Pattern.compile("sluice_records_out_total\\{topic=\"([^\"]+)\"\\} (\\d+)");
+
+    /** Waits until the daemon's metrics say {@code count} records of the topic were published. */
+    private static void awaitPublished(String topic, long count) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest request =
+                HttpRequest.newBuilder(URI.create("http://" + daemon.metricsAddress() + "/metrics"))
+                        .build();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        long published = 0;
+        while (published < count) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("%d of %d records of %s published within %s", published, count, topic, WAIT);
+            }
+            String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+            Matcher m = RECORDS_OUT.matcher(body);
+            while (m.find()) {
+                if (m.group(1).equals(topic)) {
+                    published = Long.parseLong(m.group(2));
+                }
+            }
+            // The metrics announce nothing: look again shortly.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+}
