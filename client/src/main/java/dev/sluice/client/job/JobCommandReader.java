@@ -55,6 +55,9 @@ public final class JobCommandReader implements AutoCloseable {
                                 record.topic(),
                                 record.partition(),
                                 record.offset(),
+                                record.key() == null
+                                        ? ""
+                                        : new String(record.key(), StandardCharsets.UTF_8),
                                 e.getMessage()));
             }
         }

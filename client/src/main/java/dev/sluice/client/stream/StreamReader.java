@@ -397,6 +397,9 @@ public final class StreamReader implements AutoCloseable {
                     reporter.start(
                             progressInterval,
                             job + "/" + stream + (readerCount > 1 ? "#" + readerIndex : ""));
+                    // The first record, nothing delivered yet, tells the scheduler that the
+                    // stream has its reader: a job starts when all its streams have theirs.
+                    reporter.update(reader.progress());
                 }
                 return reader;
             } catch (IOException | RuntimeException e) {

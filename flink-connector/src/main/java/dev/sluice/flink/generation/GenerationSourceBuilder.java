@@ -1,0 +1,107 @@
+package dev.sluice.flink.generation;
+
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.flink.generation.scheduler.GenerationEnumerator;
+import dev.sluice.flink.generation.scheduler.OnDemandPolicy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.kafka.clients.CommonClientConfigs;
+
+/** Builds a {@link GenerationSource}; {@link #build()} checks the settings. */
+@PublicEvolving
+public final class GenerationSourceBuilder {
+    private final Properties kafka = new Properties();
+    private String jobsTopic = JobClient.DEFAULT_JOBS_TOPIC;
+    private String statusTopic = JobClient.DEFAULT_STATUS_TOPIC;
+    private String progressTopic = DeliveryProgress.DEFAULT_TOPIC;
+    private SchedulingPolicy policy = new OnDemandPolicy();
+    private int maxJobs = 16;
+    private Duration readerTimeout = Duration.ofSeconds(30);
+    private Duration pollInterval = Duration.ofMillis(100);
+    private final Map<String, String> hosts = new HashMap<>();
+
+    GenerationSourceBuilder() {}
+
+    public GenerationSourceBuilder setBootstrapServers(String servers) {
+        return setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, servers);
+    }
+
+    /** A Kafka client property for the scheduler's consumers and producer. */
+    public GenerationSourceBuilder setProperty(String key, String value) {
+        kafka.setProperty(Objects.requireNonNull(key), Objects.requireNonNull(value));
+        return this;
+    }
+
+    public GenerationSourceBuilder setTopics(String jobs, String status, String progress) {
+        this.jobsTopic = Objects.requireNonNull(jobs);
+        this.statusTopic = Objects.requireNonNull(status);
+        this.progressTopic = Objects.requireNonNull(progress);
+        return this;
+    }
+
+    public GenerationSourceBuilder setSchedulingPolicy(SchedulingPolicy policy) {
+        this.policy = Objects.requireNonNull(policy);
+        return this;
+    }
+
+    /** Jobs live at once (16); a submission beyond is REFUSED for capacity. */
+    public GenerationSourceBuilder setMaxJobs(int maxJobs) {
+        this.maxJobs = maxJobs;
+        return this;
+    }
+
+    /** How long an accepted job waits for the readers of its streams (30 s) before REFUSED. */
+    public GenerationSourceBuilder setReaderTimeout(Duration timeout) {
+        this.readerTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /** How often the scheduler reads commands and progress (100 ms). */
+    public GenerationSourceBuilder setPollInterval(Duration interval) {
+        this.pollInterval = Objects.requireNonNull(interval);
+        return this;
+    }
+
+    /**
+     * The host of an output location, for locality: producers on it get its streams' tasks first.
+     * An output location not named here is its own host name.
+     */
+    public GenerationSourceBuilder setOutputLocationHost(String outputLocation, String host) {
+        hosts.put(Objects.requireNonNull(outputLocation), Objects.requireNonNull(host));
+        return this;
+    }
+
+    public GenerationSource build() {
+        if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
+            throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
+        }
+        if (maxJobs < 1) {
+            throw new IllegalStateException("max jobs " + maxJobs + ": at least 1");
+        }
+        for (Duration d : new Duration[] {readerTimeout, pollInterval}) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalStateException("durations must be positive: " + d);
+            }
+        }
+        if (jobsTopic.equals(statusTopic)
+                || jobsTopic.equals(progressTopic)
+                || statusTopic.equals(progressTopic)) {
+            throw new IllegalStateException("the jobs, status and progress topics must differ");
+        }
+        Properties properties = new Properties();
+        properties.putAll(kafka);
+        return new GenerationSource(
+                properties,
+                jobsTopic,
+                statusTopic,
+                progressTopic,
+                policy,
+                new GenerationEnumerator.Settings(
+                        maxJobs, readerTimeout, pollInterval, Map.copyOf(hosts)));
+    }
+}

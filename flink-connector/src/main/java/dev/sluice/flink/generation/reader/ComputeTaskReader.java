@@ -1,0 +1,142 @@
+package dev.sluice.flink.generation.reader;
+
+import dev.sluice.flink.generation.Chunk;
+import dev.sluice.flink.generation.ComputeTask;
+import dev.sluice.flink.generation.split.ComputeTaskSplit;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Computes a producer's tasks one after the other on the fetcher thread, so the task thread only
+ * emits: reads each task's bytes from its generator and cuts them into chunks, a few per fetch so
+ * that checkpoints and the emitted chunks' backpressure keep pace. A failing generator ends its
+ * task with the failure noted for the scheduler; the producer goes on with the next task.
+ */
+final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
+    private static final Logger LOG = LoggerFactory.getLogger(ComputeTaskReader.class);
+    private static final long BYTES_PER_FETCH = 4 << 20;
+
+    private final ProducerTasks producer;
+    private final Deque<ComputeTaskSplit> tasks = new ArrayDeque<>();
+    private ComputeTaskSplit current;
+    private InputStream bytes;
+    private int nextChunk;
+
+    ComputeTaskReader(ProducerTasks producer) {
+        this.producer = producer;
+    }
+
+    @Override
+    public GeneratedChunks fetch() {
+        if (current == null) {
+            current = tasks.poll();
+            if (current == null) {
+                return new GeneratedChunks(null, List.of(), Set.of());
+            }
+            nextChunk = current.emittedChunks();
+        }
+        ComputeTask task = current.task();
+        String id = current.splitId();
+        if (producer.isDropped(task.job().id())) {
+            return finish(id, List.of());
+        }
+        List<Chunk> chunks = new ArrayList<>();
+        try {
+            if (bytes == null) {
+                bytes = producer.generator(task.job()).compute(task);
+                bytes.skipNBytes((long) nextChunk * task.streamSpec().chunkSizeBytes());
+            }
+            long budget = BYTES_PER_FETCH;
+            while (nextChunk < task.chunkCount() && budget > 0) {
+                Chunk chunk = readChunk(task, nextChunk);
+                chunks.add(chunk);
+                budget -= chunk.payload().length;
+                nextChunk++;
+            }
+            if (nextChunk == task.chunkCount()) {
+                if (bytes.read() != -1) {
+                    throw new IOException(
+                            "the generator gave more than the task's " + task.length() + " bytes");
+                }
+                return finish(id, chunks);
+            }
+            return new GeneratedChunks(id, chunks, Set.of());
+        } catch (Exception e) {
+            String failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+            LOG.warn("task {} failed: {}", id, failure, e);
+            producer.failed(id, failure);
+            return finish(id, List.of());
+        }
+    }
+
+    private Chunk readChunk(ComputeTask task, int index) throws IOException {
+        int size = task.streamSpec().chunkSizeBytes();
+        long start = (long) index * size;
+        int length = (int) Math.min(size, task.length() - start);
+        byte[] payload = bytes.readNBytes(length);
+        if (payload.length < length) {
+            throw new IOException(
+                    "the generator gave "
+                            + (start + payload.length)
+                            + " of the task's "
+                            + task.length()
+                            + " bytes");
+        }
+        boolean eos = task.isLast() && index == task.chunkCount() - 1;
+        return new Chunk(
+                task.job().id(),
+                task.stream(),
+                task.streamSpec().outputLocation(),
+                task.firstSeq() + index,
+                eos,
+                payload);
+    }
+
+    private GeneratedChunks finish(String id, List<Chunk> chunks) {
+        closeBytes();
+        current = null;
+        Set<String> finished = new HashSet<>();
+        finished.add(id);
+        return new GeneratedChunks(chunks.isEmpty() ? null : id, chunks, finished);
+    }
+
+    private void closeBytes() {
+        if (bytes != null) {
+            try {
+                bytes.close();
+            } catch (IOException e) {
+                LOG.debug("closing a task's bytes", e);
+            }
+            bytes = null;
+        }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<ComputeTaskSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException(change + ": only additions are supported");
+        }
+        tasks.addAll(change.splits());
+    }
+
+    @Override
+    public void wakeUp() {
+        // fetch() never blocks but inside the generator, which has to finish its chunk.
+    }
+
+    @Override
+    public void close() {
+        closeBytes();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.stream.DeliveryProgress;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * The scheduler's low-latency path to the world (seed 001 §3.4): job commands in, delivery progress
+ * in, job statuses out. {@link #poll} runs on a worker thread, {@link #publish} on the scheduler's.
+ */
+@Internal
+public interface ControlPlane extends AutoCloseable {
+
+    /**
+     * The ids of jobs that have a status already: their submissions were handled before this
+     * scheduler started. Called once, before the first poll.
+     */
+    Set<String> knownJobs();
+
+    /** Starts reading at {@code positions} ("topic-partition" → offset) where it has them. */
+    void seek(Map<String, Long> positions);
+
+    /** What came since the last poll, and the read positions after it. */
+    Batch poll();
+
+    void publish(JobStatus status);
+
+    @Override
+    void close();
+
+    record Batch(
+            List<JobCommand> commands,
+            List<MalformedCommand> malformed,
+            List<DeliveryProgress> progress,
+            Map<String, Long> positions) {}
+}

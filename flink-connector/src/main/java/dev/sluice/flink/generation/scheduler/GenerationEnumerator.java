@@ -1,0 +1,334 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.flink.generation.ComputeTask;
+import dev.sluice.flink.generation.SchedulingPolicy;
+import dev.sluice.flink.generation.split.ComputeTaskSplit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Seed 001's centralized scheduler as the GenerationSource's split enumerator. Flink runs every
+ * callback of an enumerator on one thread: that is the scheduler's single event loop, and job
+ * commands, delivery progress, producers asking for work, lost producers and task failures are its
+ * events, handled one at a time.
+ *
+ * <p><b>Jobs.</b> A submission is ACCEPTED when it is valid, its id is new and fewer than {@code
+ * maxJobs} jobs are live, else REFUSED with the reason. It is RUNNING once every stream has its
+ * reader (the reader's first progress record), REFUSED if that takes longer than {@code
+ * readerTimeout}, COMPLETED when every reader reached its stream's end, CANCELLED on request,
+ * FAILED when its generator throws. Each status goes to the status topic as it happens.
+ *
+ * <p><b>Tasks</b> are made when a producer asks for work, which a producer does twice when it
+ * starts and again each time it finishes a task: so each producer has two tasks in flight while
+ * there is work, computing one while the other's chunks leave. The {@link SchedulingPolicy} picks
+ * the task. Tasks of a lost producer come back (Flink hands them back) and go out first again.
+ *
+ * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the control plane's
+ * read positions, so a JobManager failover resumes the running jobs where they were.
+ */
+@Internal
+public final class GenerationEnumerator
+        implements SplitEnumerator<ComputeTaskSplit, GenerationState> {
+    private static final Logger LOG = LoggerFactory.getLogger(GenerationEnumerator.class);
+
+    /** How the scheduler is set up. */
+    public record Settings(
+            int maxJobs, Duration readerTimeout, Duration pollInterval, Map<String, String> hosts)
+            implements java.io.Serializable {}
+
+    private final SplitEnumeratorContext<ComputeTaskSplit> context;
+    private final Supplier<ControlPlane> controlFactory;
+    private final SchedulingPolicy policy;
+    private final Settings settings;
+    private final LongSupplier clock;
+    private final Map<String, ScheduledJob> jobs = new LinkedHashMap<>();
+    private final Set<String> finishedJobs = new HashSet<>();
+    // Producers' unanswered requests for work, in the order they came.
+    private final Map<Integer, Integer> wanting = new LinkedHashMap<>();
+    private final Map<Integer, String> producerHosts = new HashMap<>();
+    private final Map<Integer, Set<String>> inFlight = new HashMap<>();
+    private Map<String, Long> positions;
+    private ControlPlane control;
+
+    public GenerationEnumerator(
+            SplitEnumeratorContext<ComputeTaskSplit> context,
+            Supplier<ControlPlane> controlFactory,
+            SchedulingPolicy policy,
+            Settings settings,
+            LongSupplier clock,
+            GenerationState restored) {
+        this.context = context;
+        this.controlFactory = controlFactory;
+        this.policy = policy;
+        this.settings = settings;
+        this.clock = clock;
+        this.positions = new HashMap<>(restored.positions());
+        this.finishedJobs.addAll(restored.finishedJobs());
+        for (GenerationState.Job job : restored.jobs()) {
+            ScheduledJob scheduled =
+                    new ScheduledJob(job.spec(), job.state(), clock.getAsLong(), this::hostOf);
+            scheduled.nextTask.putAll(job.nextTask());
+            scheduled.returned.addAll(job.returned());
+            scheduled.ready.addAll(job.ready());
+            jobs.put(job.spec().id(), scheduled);
+        }
+    }
+
+    private String hostOf(String outputLocation) {
+        return settings.hosts().getOrDefault(outputLocation, outputLocation);
+    }
+
+    @Override
+    public void start() {
+        control = controlFactory.get();
+        if (positions.isEmpty()) {
+            finishedJobs.addAll(control.knownJobs());
+        } else {
+            control.seek(positions);
+        }
+        context.callAsync(control::poll, this::handle, 0, settings.pollInterval().toMillis());
+    }
+
+    /** One event-loop turn with what the control plane brought. */
+    private void handle(ControlPlane.Batch batch, Throwable error) {
+        if (error != null) {
+            LOG.warn("reading the control topics failed; trying again", error);
+            return;
+        }
+        batch.malformed().forEach(this::refuseMalformed);
+        batch.commands().forEach(this::command);
+        batch.progress().forEach(this::progress);
+        positions = batch.positions();
+        expireWaitingJobs();
+        assign();
+    }
+
+    private void refuseMalformed(MalformedCommand malformed) {
+        LOG.warn("malformed command {}", malformed);
+        if (!malformed.key().isEmpty()
+                && !jobs.containsKey(malformed.key())
+                && finishedJobs.add(malformed.key())) {
+            publish(malformed.key(), JobState.REFUSED, "malformed job spec: " + malformed.reason());
+        }
+    }
+
+    private void command(JobCommand command) {
+        if (command instanceof JobCommand.Submit submit) {
+            submit(submit.spec());
+        } else if (command instanceof JobCommand.Cancel cancel) {
+            end(cancel.jobId(), JobState.CANCELLED, "cancelled");
+        }
+    }
+
+    private void submit(JobSpec spec) {
+        String id = spec.id();
+        if (jobs.containsKey(id) || finishedJobs.contains(id)) {
+            LOG.info("job {} was submitted before; ignoring this submission", id);
+            return;
+        }
+        if (jobs.size() >= settings.maxJobs()) {
+            finishedJobs.add(id);
+            publish(id, JobState.REFUSED, "capacity exhausted: " + jobs.size() + " jobs live");
+            return;
+        }
+        jobs.put(id, new ScheduledJob(spec, JobState.ACCEPTED, clock.getAsLong(), this::hostOf));
+        publish(id, JobState.ACCEPTED, null);
+        startIfReady(jobs.get(id));
+    }
+
+    private void progress(DeliveryProgress progress) {
+        ScheduledJob job = jobs.get(progress.job());
+        if (job == null) {
+            return;
+        }
+        boolean complete = job.progress(progress);
+        if (job.state == JobState.ACCEPTED) {
+            startIfReady(job);
+        }
+        if (complete && job.state == JobState.RUNNING) {
+            end(job.spec.id(), JobState.COMPLETED, null);
+        }
+    }
+
+    private void startIfReady(ScheduledJob job) {
+        if (job.state == JobState.ACCEPTED && job.allStreamsReady()) {
+            job.state = JobState.RUNNING;
+            publish(job.spec.id(), JobState.RUNNING, null);
+        }
+    }
+
+    private void expireWaitingJobs() {
+        long now = clock.getAsLong();
+        for (ScheduledJob job : List.copyOf(jobs.values())) {
+            if (job.state == JobState.ACCEPTED
+                    && now - job.sinceMillis > settings.readerTimeout().toMillis()) {
+                List<String> missing =
+                        job.spec.streams().stream()
+                                .filter(s -> !job.ready.contains(s.name()))
+                                .map(s -> s.name() + " at " + s.outputLocation())
+                                .toList();
+                end(job.spec.id(), JobState.REFUSED, "no reader for " + String.join(", ", missing));
+            }
+        }
+    }
+
+    /** The job leaves the scheduler; its producers drop its tasks. */
+    private void end(String id, JobState state, String reason) {
+        ScheduledJob job = jobs.remove(id);
+        if (job == null) {
+            return;
+        }
+        finishedJobs.add(id);
+        publish(id, state, reason);
+        if (state != JobState.COMPLETED) {
+            for (int subtask : context.registeredReaders().keySet()) {
+                context.sendEventToSourceReader(subtask, new JobEvents.DropJob(id));
+            }
+        }
+        inFlight.values().forEach(tasks -> tasks.removeIf(task -> task.startsWith(id + "/")));
+    }
+
+    private void publish(String id, JobState state, String reason) {
+        control.publish(
+                reason == null ? JobStatus.now(id, state) : JobStatus.now(id, state, reason));
+    }
+
+    @Override
+    public void handleSplitRequest(int subtaskId, String requesterHostname) {
+        wanting.merge(subtaskId, 1, Integer::sum);
+        if (requesterHostname != null) {
+            producerHosts.put(subtaskId, requesterHostname);
+        }
+        assign();
+    }
+
+    /** Answers the producers' requests while running jobs have tasks. */
+    private void assign() {
+        Map<Integer, List<ComputeTaskSplit>> assignment = new HashMap<>();
+        boolean progress = true;
+        while (progress && !wanting.isEmpty()) {
+            progress = false;
+            for (int subtask : List.copyOf(wanting.keySet())) {
+                List<SchedulingPolicy.SchedulableJob> runnable = new ArrayList<>();
+                for (ScheduledJob job : jobs.values()) {
+                    if (job.state == JobState.RUNNING && job.hasWork()) {
+                        runnable.add(job);
+                    }
+                }
+                if (runnable.isEmpty() || !context.registeredReaders().containsKey(subtask)) {
+                    continue;
+                }
+                Set<String> tasks = inFlight.computeIfAbsent(subtask, s -> new HashSet<>());
+                ComputeTaskSplit split = takeReturned(runnable);
+                if (split == null) {
+                    SchedulingPolicy.Producer producer =
+                            new SchedulingPolicy.Producer(
+                                    subtask, producerHosts.getOrDefault(subtask, ""), tasks.size());
+                    Optional<ComputeTask> task = policy.next(producer, runnable);
+                    if (task.isEmpty()) {
+                        continue;
+                    }
+                    split = jobs.get(task.get().job().id()).takenSplit();
+                }
+                assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
+                tasks.add(split.splitId());
+                if (wanting.merge(subtask, -1, Integer::sum) == 0) {
+                    wanting.remove(subtask);
+                }
+                progress = true;
+            }
+        }
+        if (!assignment.isEmpty()) {
+            context.assignSplits(new SplitsAssignment<>(assignment));
+        }
+    }
+
+    /** A producer finished a task (it asks for the next one apart), perhaps with a failure. */
+    /** A task a lost producer gave back, which goes out before any new one; null if none. */
+    private static ComputeTaskSplit takeReturned(List<SchedulingPolicy.SchedulableJob> runnable) {
+        for (SchedulingPolicy.SchedulableJob job : runnable) {
+            ComputeTaskSplit back = ((ScheduledJob) job).returned.pollFirst();
+            if (back != null) {
+                return back;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (event instanceof JobEvents.TaskDone done) {
+            inFlight.getOrDefault(subtaskId, Set.of()).remove(done.taskId());
+            if (!done.failure().isEmpty()) {
+                end(done.jobId(), JobState.FAILED, "task " + done.taskId() + ": " + done.failure());
+            }
+        }
+    }
+
+    @Override
+    public void addSplitsBack(List<ComputeTaskSplit> splits, int subtaskId) {
+        LOG.info(
+                "tasks back from producer {}: {}",
+                subtaskId,
+                splits.stream().map(ComputeTaskSplit::splitId).toList());
+        wanting.remove(subtaskId);
+        inFlight.remove(subtaskId);
+        for (ComputeTaskSplit split : splits) {
+            ScheduledJob job = jobs.get(split.jobId());
+            if (job != null) {
+                job.returned.addFirst(split);
+            }
+        }
+        assign();
+    }
+
+    @Override
+    public void addReader(int subtaskId) {
+        assign();
+    }
+
+    @Override
+    public GenerationState snapshotState(long checkpointId) {
+        List<GenerationState.Job> live = new ArrayList<>();
+        for (ScheduledJob job : jobs.values()) {
+            List<ComputeTaskSplit> back = new ArrayList<>(job.returned);
+            live.add(
+                    new GenerationState.Job(
+                            job.spec,
+                            job.state,
+                            Map.copyOf(job.nextTask),
+                            back,
+                            Set.copyOf(job.ready)));
+        }
+        return new GenerationState(live, finishedJobs, positions);
+    }
+
+    @Override
+    public void close() {
+        if (control != null) {
+            control.close();
+        }
+    }
+}

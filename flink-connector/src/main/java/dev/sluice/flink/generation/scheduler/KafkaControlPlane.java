@@ -1,0 +1,182 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobCommandReader;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.job.StatusPublisher;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.stream.DeliveryProgressCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import org.apache.flink.annotation.Internal;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane on Kafka topics: commands from the jobs topic and delivery progress from the
+ * progress topic, each read from its start (or the checkpointed positions), statuses to the status
+ * topic. Creates the three topics when they are missing (one partition each: one ordered log).
+ */
+@Internal
+public final class KafkaControlPlane implements ControlPlane {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaControlPlane.class);
+    private static final Duration POLL = Duration.ofMillis(50);
+
+    private final Properties properties;
+    private final String jobsTopic;
+    private final String statusTopic;
+    private final String progressTopic;
+    private final KafkaConsumer<byte[], byte[]> commandConsumer;
+    private final KafkaConsumer<byte[], byte[]> progressConsumer;
+    private final JobCommandReader commands;
+    private final List<MalformedCommand> malformed = new ArrayList<>();
+    private final StatusPublisher statuses;
+
+    public KafkaControlPlane(
+            Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
+        this.properties = properties;
+        this.jobsTopic = jobsTopic;
+        this.statusTopic = statusTopic;
+        this.progressTopic = progressTopic;
+        createMissingTopics();
+        this.commandConsumer = consumer();
+        this.progressConsumer = consumer();
+        this.commands = new JobCommandReader(commandConsumer, malformed::add);
+        this.statuses = new StatusPublisher(properties, statusTopic);
+        assignFromStart(commandConsumer, jobsTopic);
+        assignFromStart(progressConsumer, progressTopic);
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        Properties props = new Properties();
+        props.putAll(properties);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private void createMissingTopics() {
+        try (Admin admin = Admin.create(properties)) {
+            Set<String> existing = admin.listTopics().names().get();
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic : List.of(jobsTopic, statusTopic, progressTopic)) {
+                if (!existing.contains(topic)) {
+                    missing.add(new NewTopic(topic, 1, (short) 1));
+                }
+            }
+            if (!missing.isEmpty()) {
+                admin.createTopics(missing).all().get();
+                LOG.info("created {}", missing);
+            }
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("creating the control topics", e.getCause());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted creating the control topics", e);
+        }
+    }
+
+    private static void assignFromStart(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo info : consumer.partitionsFor(topic)) {
+            partitions.add(new TopicPartition(topic, info.partition()));
+        }
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    @Override
+    public Set<String> knownJobs() {
+        try (JobClient client =
+                JobClient.builder()
+                        .properties(toMap(properties))
+                        .jobsTopic(jobsTopic)
+                        .statusTopic(statusTopic)
+                        .build()) {
+            Set<String> known = new HashSet<>();
+            client.statuses().forEach(status -> known.add(status.jobId()));
+            return known;
+        }
+    }
+
+    private static Map<String, String> toMap(Properties properties) {
+        Map<String, String> map = new HashMap<>();
+        properties.forEach((k, v) -> map.put(k.toString(), v.toString()));
+        return map;
+    }
+
+    @Override
+    public void seek(Map<String, Long> positions) {
+        for (KafkaConsumer<byte[], byte[]> consumer : List.of(commandConsumer, progressConsumer)) {
+            for (TopicPartition partition : consumer.assignment()) {
+                Long offset = positions.get(partition.toString());
+                if (offset != null) {
+                    consumer.seek(partition, offset);
+                }
+            }
+        }
+    }
+
+    @Override
+    public Batch poll() {
+        var polledCommands = commands.poll(POLL);
+        List<MalformedCommand> bad = List.copyOf(malformed);
+        malformed.clear();
+        List<DeliveryProgress> progress = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : progressConsumer.poll(POLL)) {
+            try {
+                progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
+            } catch (IllegalArgumentException e) {
+                LOG.warn(
+                        "skipping a malformed progress record at {}-{} offset {}: {}",
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        e.getMessage());
+            }
+        }
+        Map<String, Long> positions = new HashMap<>();
+        for (KafkaConsumer<byte[], byte[]> consumer : List.of(commandConsumer, progressConsumer)) {
+            for (TopicPartition partition : consumer.assignment()) {
+                positions.put(partition.toString(), consumer.position(partition));
+            }
+        }
+        return new Batch(polledCommands, bad, progress, positions);
+    }
+
+    @Override
+    public void publish(JobStatus status) {
+        statuses.publish(status);
+        LOG.info(
+                "job {}: {}{}",
+                status.jobId(),
+                status.state(),
+                status.reason().map(r -> " (" + r + ")").orElse(""));
+    }
+
+    @Override
+    public void close() {
+        commandConsumer.close();
+        progressConsumer.close();
+        statuses.close();
+    }
+}

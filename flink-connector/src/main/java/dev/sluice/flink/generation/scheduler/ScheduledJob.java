@@ -1,0 +1,118 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.flink.generation.ComputeTask;
+import dev.sluice.flink.generation.SchedulingPolicy;
+import dev.sluice.flink.generation.split.ComputeTaskSplit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * A job as the scheduler keeps it: its state, the next task of each stream (tasks are made when
+ * handed out), the tasks given back by a lost producer (handed out first), and what its readers
+ * reported.
+ */
+@Internal
+public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
+    final JobSpec spec;
+    JobState state;
+    long sinceMillis;
+    final Map<String, Integer> nextTask = new HashMap<>();
+    final Deque<ComputeTaskSplit> returned = new ArrayDeque<>();
+    final Set<String> ready = new HashSet<>();
+    // Per stream, how many readers share it, and those that reached its end.
+    final Map<String, Integer> readers = new HashMap<>();
+    final Map<String, Set<Integer>> ended = new HashMap<>();
+    private final UnaryOperator<String> hosts;
+    private ComputeTaskSplit taken;
+
+    ScheduledJob(JobSpec spec, JobState state, long sinceMillis, UnaryOperator<String> hosts) {
+        this.spec = spec;
+        this.state = state;
+        this.sinceMillis = sinceMillis;
+        this.hosts = hosts;
+        spec.streams().forEach(stream -> nextTask.put(stream.name(), 0));
+    }
+
+    @Override
+    public JobSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public List<String> streamsWithWork() {
+        List<String> streams = new ArrayList<>();
+        for (StreamSpec stream : spec.streams()) {
+            boolean back = returned.stream().anyMatch(s -> s.task().stream().equals(stream.name()));
+            if (back || nextTask.get(stream.name()) < ComputeTask.count(spec, stream)) {
+                streams.add(stream.name());
+            }
+        }
+        return streams;
+    }
+
+    boolean hasWork() {
+        return !returned.isEmpty() || !streamsWithWork().isEmpty();
+    }
+
+    @Override
+    public String hostOf(String stream) {
+        return hosts.apply(spec.stream(stream).orElseThrow().outputLocation());
+    }
+
+    @Override
+    public ComputeTask take(String stream) {
+        for (ComputeTaskSplit split : returned) {
+            if (split.task().stream().equals(stream)) {
+                returned.remove(split);
+                taken = split;
+                return split.task();
+            }
+        }
+        StreamSpec streamSpec = spec.stream(stream).orElseThrow();
+        int index = nextTask.merge(stream, 1, Integer::sum) - 1;
+        if (index >= ComputeTask.count(spec, streamSpec)) {
+            throw new IllegalStateException(stream + " of " + spec.id() + " has no task left");
+        }
+        taken = new ComputeTaskSplit(ComputeTask.of(spec, streamSpec, index), 0);
+        return taken.task();
+    }
+
+    /** The split of the task {@link #take} handed out last, with what was emitted of it. */
+    ComputeTaskSplit takenSplit() {
+        return taken;
+    }
+
+    /** A reader's progress; true when every reader of every stream reached its end. */
+    boolean progress(DeliveryProgress progress) {
+        String stream = progress.stream();
+        if (spec.stream(stream).isEmpty()) {
+            return false;
+        }
+        ready.add(stream);
+        readers.put(stream, progress.readerCount());
+        if (progress.endOfStream()) {
+            ended.computeIfAbsent(stream, s -> new HashSet<>()).add(progress.readerIndex());
+        }
+        return spec.streams().stream()
+                .allMatch(
+                        s ->
+                                ended.getOrDefault(s.name(), Set.of()).size()
+                                        >= readers.getOrDefault(s.name(), Integer.MAX_VALUE));
+    }
+
+    boolean allStreamsReady() {
+        return spec.streams().stream().allMatch(s -> ready.contains(s.name()));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.flink.generation;
+
+import dev.sluice.client.job.GeneratorSpec;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.SplitRule;
+import dev.sluice.client.job.StreamSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/** Job specs for the tests: channel streams to named output locations, small tasks and chunks. */
+public final class TestJobs {
+    private TestJobs() {}
+
+    /**
+     * A job of {@code streams} channel streams ({@code c0} to node {@code node-0}, ...), each of
+     * {@code streamBytes}, in tasks of {@code taskBytes} and chunks of {@code chunkBytes}.
+     */
+    public static JobSpec job(
+            String id,
+            int streams,
+            long streamBytes,
+            long taskBytes,
+            int chunkBytes,
+            Class<?> generator,
+            Map<String, String> parameters) {
+        List<StreamSpec> specs = new ArrayList<>();
+        for (int i = 0; i < streams; i++) {
+            specs.add(
+                    new StreamSpec(
+                            "c" + i,
+                            "node-" + i,
+                            new SplitRule.Channel("c" + i),
+                            streamBytes,
+                            OptionalLong.empty(),
+                            chunkBytes));
+        }
+        return new JobSpec(
+                id,
+                List.of(),
+                new GeneratorSpec(generator.getName(), parameters),
+                taskBytes,
+                specs);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.stream.DeliveryProgress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The scheduler's control plane in memory, for tests of its decisions. */
+final class FakeControlPlane implements ControlPlane {
+    final List<JobCommand> commands = new ArrayList<>();
+    final List<MalformedCommand> malformed = new ArrayList<>();
+    final List<DeliveryProgress> progress = new ArrayList<>();
+    final List<JobStatus> published = new ArrayList<>();
+    Map<String, Long> seeked = Map.of();
+    long polls;
+
+    @Override
+    public Set<String> knownJobs() {
+        return Set.of("old-job");
+    }
+
+    @Override
+    public void seek(Map<String, Long> positions) {
+        seeked = positions;
+    }
+
+    @Override
+    public synchronized Batch poll() {
+        polls++;
+        Batch batch =
+                new Batch(
+                        List.copyOf(commands),
+                        List.copyOf(malformed),
+                        List.copyOf(progress),
+                        new HashMap<>(Map.of("sluice-jobs-0", polls)));
+        commands.clear();
+        malformed.clear();
+        progress.clear();
+        return batch;
+    }
+
+    @Override
+    public void publish(JobStatus status) {
+        published.add(status);
+    }
+
+    List<JobState> states(String jobId) {
+        return published.stream()
+                .filter(s -> s.jobId().equals(jobId))
+                .map(JobStatus::state)
+                .toList();
+    }
+
+    String reason(String jobId, JobState state) {
+        return published.stream()
+                .filter(s -> s.jobId().equals(jobId) && s.state() == state)
+                .findFirst()
+                .flatMap(JobStatus::reason)
+                .orElse("");
+    }
+
+    @Override
+    public void close() {}
+}

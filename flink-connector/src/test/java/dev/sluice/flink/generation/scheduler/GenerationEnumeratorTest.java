@@ -1,0 +1,212 @@
+package dev.sluice.flink.generation.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.flink.generation.TestJobs;
+import dev.sluice.flink.generation.split.ComputeTaskSplit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The scheduler's decisions, driven event by event through Flink's testing enumerator context. */
+class GenerationEnumeratorTest {
+    private final FakeControlPlane control = new FakeControlPlane();
+    private final AtomicLong clock = new AtomicLong(1_000);
+    private TestingSplitEnumeratorContext<ComputeTaskSplit> context;
+    private GenerationEnumerator scheduler;
+
+    private static final GenerationEnumerator.Settings SETTINGS =
+            new GenerationEnumerator.Settings(
+                    2, Duration.ofSeconds(5), Duration.ofMillis(100), Map.of("node-1", "host-b"));
+
+    @BeforeEach
+    void start() {
+        context = new TestingSplitEnumeratorContext<>(3);
+        scheduler = started(GenerationState.empty());
+    }
+
+    private GenerationEnumerator started(GenerationState state) {
+        GenerationEnumerator enumerator =
+                new GenerationEnumerator(
+                        context, () -> control, new OnDemandPolicy(), SETTINGS, clock::get, state);
+        enumerator.start();
+        for (int subtask = 0; subtask < 3; subtask++) {
+            context.registerReader(subtask, "host-" + (char) ('a' + subtask));
+            enumerator.addReader(subtask);
+        }
+        return enumerator;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        scheduler.close();
+    }
+
+    /** One turn of the scheduler's loop: what the control plane has is handled. */
+    private void turn() {
+        context.triggerAllActions();
+    }
+
+    /** A job of two streams (c0 to node-0, c1 to node-1), 4 tasks each of 2 chunks. */
+    private static JobSpec job(String id) {
+        return TestJobs.job(id, 2, 8 * 1024, 2 * 1024, 1024, Object.class, Map.of());
+    }
+
+    private void submitAndStart(JobSpec job) {
+        control.commands.add(new JobCommand.Submit(job));
+        for (var stream : job.streams()) {
+            control.progress.add(new DeliveryProgress(job.id(), stream.name(), 0, 1, -1, 0, false));
+        }
+        turn();
+    }
+
+    private List<String> tasksOf(int subtask) {
+        var assignment = context.getSplitAssignments().get(subtask);
+        return assignment == null
+                ? List.of()
+                : assignment.getAssignedSplits().stream().map(ComputeTaskSplit::splitId).toList();
+    }
+
+    @Test
+    void aJobStartsWhenEveryStreamHasItsReaderAndTasksGoOutOnDemand() {
+        JobSpec job = job("print-1");
+        control.commands.add(new JobCommand.Submit(job));
+        control.progress.add(new DeliveryProgress("print-1", "c0", 0, 1, -1, 0, false));
+        turn();
+        assertThat(control.states("print-1")).containsExactly(JobState.ACCEPTED);
+
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(0)).as("no task before the job runs").isEmpty();
+
+        control.progress.add(new DeliveryProgress("print-1", "c1", 0, 1, -1, 0, false));
+        turn();
+        assertThat(control.states("print-1")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+        assertThat(tasksOf(0)).as("the waiting request is answered").hasSize(1);
+
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(0)).hasSize(2);
+        // host-b is node-1's host: its producer gets c1's tasks first.
+        assertThat(tasksOf(1)).hasSize(1).allMatch(task -> task.startsWith("print-1/c1/"));
+    }
+
+    @Test
+    void concurrentJobsTakeTurns() {
+        submitAndStart(job("a"));
+        submitAndStart(job("b"));
+        for (int i = 0; i < 4; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(2))
+                .extracting(task -> task.substring(0, 1))
+                .containsExactly("a", "b", "a", "b");
+    }
+
+    @Test
+    void refusesBeyondCapacityWithoutReadersAndMalformedSpecs() {
+        submitAndStart(job("one"));
+        submitAndStart(job("two"));
+        control.commands.add(new JobCommand.Submit(job("three")));
+        control.malformed.add(
+                new MalformedCommand("sluice-jobs", 0, 9, "bad", "$.streams: missing"));
+        turn();
+        assertThat(control.states("three")).containsExactly(JobState.REFUSED);
+        assertThat(control.reason("three", JobState.REFUSED)).contains("capacity");
+        assertThat(control.reason("bad", JobState.REFUSED)).contains("$.streams: missing");
+
+        control.commands.add(new JobCommand.Cancel("one"));
+        turn();
+        control.commands.add(new JobCommand.Submit(job("lonely")));
+        turn();
+        clock.addAndGet(6_000);
+        turn();
+        assertThat(control.states("lonely")).containsExactly(JobState.ACCEPTED, JobState.REFUSED);
+        assertThat(control.reason("lonely", JobState.REFUSED))
+                .contains("c0 at node-0", "c1 at node-1");
+    }
+
+    @Test
+    void aSubmissionSeenBeforeIsIgnored() {
+        control.commands.add(new JobCommand.Submit(job("old-job")));
+        turn();
+        assertThat(control.published).isEmpty();
+    }
+
+    @Test
+    void aFailingTaskFailsItsJobOnlyAndCancellingDropsTheTasks() {
+        submitAndStart(job("good"));
+        submitAndStart(job("bad"));
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("bad", "bad/c0/0", "boom"));
+        assertThat(control.states("bad")).endsWith(JobState.FAILED);
+        assertThat(control.reason("bad", JobState.FAILED)).contains("bad/c0/0", "boom");
+        assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("bad"));
+
+        for (int i = 0; i < 3; i++) {
+            scheduler.handleSplitRequest(1, "host-z");
+        }
+        assertThat(tasksOf(1)).allMatch(task -> task.startsWith("good/"));
+        assertThat(control.states("good")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+    }
+
+    @Test
+    void aJobCompletesWhenEveryReaderOfEveryStreamReachedItsEnd() {
+        JobSpec job = job("done");
+        submitAndStart(job);
+        control.progress.add(new DeliveryProgress("done", "c0", 0, 1, 7, 8192, true));
+        turn();
+        assertThat(control.states("done")).doesNotContain(JobState.COMPLETED);
+        control.progress.add(new DeliveryProgress("done", "c1", 0, 1, 7, 8192, true));
+        turn();
+        assertThat(control.states("done")).endsWith(JobState.COMPLETED);
+    }
+
+    @Test
+    void tasksOfALostProducerGoOutAgainFirst() {
+        submitAndStart(job("j"));
+        scheduler.handleSplitRequest(0, "host-a");
+        ComputeTaskSplit lost = context.getSplitAssignments().get(0).getAssignedSplits().get(0);
+        scheduler.addSplitsBack(List.of(new ComputeTaskSplit(lost.task(), 1)), 0);
+        scheduler.handleSplitRequest(2, "host-c");
+        ComputeTaskSplit again = context.getSplitAssignments().get(2).getAssignedSplits().get(0);
+        assertThat(again.splitId()).isEqualTo(lost.splitId());
+        assertThat(again.emittedChunks()).isEqualTo(1);
+    }
+
+    @Test
+    void aRestoredSchedulerGoesOnWhereItsCheckpointWas() throws Exception {
+        submitAndStart(job("long"));
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+        List<String> before = tasksOf(0);
+        GenerationStateSerializer serializer = new GenerationStateSerializer();
+        GenerationState state =
+                serializer.deserialize(
+                        serializer.getVersion(), serializer.serialize(scheduler.snapshotState(1)));
+        assertThat(state.positions()).isNotEmpty();
+
+        context = new TestingSplitEnumeratorContext<>(3);
+        scheduler.close();
+        scheduler = started(state);
+        assertThat(control.seeked).isEqualTo(state.positions());
+        for (int i = 0; i < 6; i++) {
+            scheduler.handleSplitRequest(1, "host-z");
+        }
+        assertThat(tasksOf(1))
+                .as("the 6 tasks not handed out before the checkpoint, none twice")
+                .hasSize(6)
+                .doesNotHaveDuplicates()
+                .doesNotContainAnyElementsOf(before);
+    }
+}
