@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes a reader's {@link DeliveryProgress} on the progress topic: the latest one every {@code
  * interval} if it changed, so at most one record per interval whatever the chunk rate, and the
- * final one at once at the end of the stream and on close.
+ * final one at once at the end of the stream and on close. Unchanged progress goes out again every
+ * {@link #HEARTBEAT}: a reader waiting for chunks is still there, which the scheduler needs to tell
+ * from a reader that is gone (seed 001 §3.2 aborts the jobs of a consumer that quit).
  *
  * <p>Sending on a timer rather than on the reader's own calls matters: a reader waiting for its
  * next chunk makes no calls, and a progress record held back until then could hold back the
@@ -26,6 +28,9 @@ import org.slf4j.LoggerFactory;
 final class ProgressReporter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
 
+    /** How often unchanged progress is sent again. */
+    static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
     private final Producer<byte[], byte[]> producer;
     private final String topic;
     private final Duration closeTimeout;
@@ -33,14 +38,25 @@ final class ProgressReporter implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private volatile ScheduledExecutorService timer;
-    // Guarded by this: what was handed to the producer last.
+    private final NanoClock clock;
+    // Guarded by this: what was handed to the producer last, and when.
     private DeliveryProgress lastSent;
+    private long lastSentNanos;
     private boolean closed;
 
     ProgressReporter(Producer<byte[], byte[]> producer, String topic, Duration closeTimeout) {
+        this(producer, topic, closeTimeout, NanoClock.SYSTEM);
+    }
+
+    ProgressReporter(
+            Producer<byte[], byte[]> producer,
+            String topic,
+            Duration closeTimeout,
+            NanoClock clock) {
         this.producer = producer;
         this.topic = topic;
         this.closeTimeout = closeTimeout;
+        this.clock = clock;
     }
 
     /** Sends every {@code interval} from a daemon thread of its own. */
@@ -75,13 +91,17 @@ final class ProgressReporter implements AutoCloseable {
         }
     }
 
-    /** Sends the latest progress unless it went out already. */
+    /** Sends the latest progress unless it went out already, less than a heartbeat ago. */
     synchronized void tick() {
         DeliveryProgress progress = latest.get();
-        if (closed || progress == null || progress.equals(lastSent)) {
+        long now = clock.nanoTime();
+        if (closed
+                || progress == null
+                || (progress.equals(lastSent) && now - lastSentNanos < HEARTBEAT.toNanos())) {
             return;
         }
         lastSent = progress;
+        lastSentNanos = now;
         try {
             producer.send(
                     new ProducerRecord<>(

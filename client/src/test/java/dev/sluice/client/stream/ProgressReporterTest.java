@@ -48,6 +48,21 @@ class ProgressReporterTest {
     }
 
     @Test
+    void unchangedProgressGoesOutAgainEachHeartbeatSoAWaitingReaderIsSeenAlive() {
+        FakeClock clock = new FakeClock();
+        ProgressReporter beating =
+                new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1), clock);
+        beating.update(at(5, false));
+        beating.tick();
+        clock.advance(ProgressReporter.HEARTBEAT.toNanos() - 1);
+        beating.tick();
+        assertThat(sent()).containsExactly(at(5, false));
+        clock.advance(1);
+        beating.tick();
+        assertThat(sent()).containsExactly(at(5, false), at(5, false));
+    }
+
+    @Test
     void theEndOfTheStreamGoesOutAtOnce() {
         reporter.update(at(3, false));
         reporter.update(at(4, true));

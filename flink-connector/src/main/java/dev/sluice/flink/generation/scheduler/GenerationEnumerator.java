@@ -122,6 +122,7 @@ public final class GenerationEnumerator
         batch.progress().forEach(this::progress);
         positions = batch.positions();
         expireWaitingJobs();
+        abortJobsWithSilentReaders();
         assign();
     }
 
@@ -163,7 +164,7 @@ public final class GenerationEnumerator
         if (job == null) {
             return;
         }
-        boolean complete = job.progress(progress);
+        boolean complete = job.progress(progress, clock.getAsLong());
         if (job.state == JobState.ACCEPTED) {
             startIfReady(job);
         }
@@ -190,6 +191,30 @@ public final class GenerationEnumerator
                                 .map(s -> s.name() + " at " + s.outputLocation())
                                 .toList();
                 end(job.spec.id(), JobState.REFUSED, "no reader for " + String.join(", ", missing));
+            }
+        }
+    }
+
+    /**
+     * Seed 001 §3.2: a consumer that quits while a job needs it aborts the job, since its stream
+     * can no longer reach its output location. The job FAILS, naming the reader.
+     */
+    private void abortJobsWithSilentReaders() {
+        long now = clock.getAsLong();
+        for (ScheduledJob job : List.copyOf(jobs.values())) {
+            if (job.state != JobState.RUNNING) {
+                continue;
+            }
+            String silent = job.silentReader(now, settings.readerTimeout().toMillis());
+            if (silent != null) {
+                end(
+                        job.spec.id(),
+                        JobState.FAILED,
+                        "aborted: "
+                                + silent
+                                + " is gone (silent for more than "
+                                + settings.readerTimeout().toSeconds()
+                                + " s)");
             }
         }
     }

@@ -31,6 +31,8 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     final Map<String, Integer> nextTask = new HashMap<>();
     final Deque<ComputeTaskSplit> returned = new ArrayDeque<>();
     final Set<String> ready = new HashSet<>();
+    // Per stream and reader, when it was last heard of.
+    final Map<String, Map<Integer, Long>> heard = new HashMap<>();
     // Per stream, how many readers share it, and those that reached its end.
     final Map<String, Integer> readers = new HashMap<>();
     final Map<String, Set<Integer>> ended = new HashMap<>();
@@ -94,13 +96,16 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
         return taken;
     }
 
-    /** A reader's progress; true when every reader of every stream reached its end. */
-    boolean progress(DeliveryProgress progress) {
+    /**
+     * A reader's progress at {@code now}; true when every reader of every stream reached its end.
+     */
+    boolean progress(DeliveryProgress progress, long now) {
         String stream = progress.stream();
         if (spec.stream(stream).isEmpty()) {
             return false;
         }
         ready.add(stream);
+        heard.computeIfAbsent(stream, s -> new HashMap<>()).put(progress.readerIndex(), now);
         readers.put(stream, progress.readerCount());
         if (progress.endOfStream()) {
             ended.computeIfAbsent(stream, s -> new HashSet<>()).add(progress.readerIndex());
@@ -110,6 +115,27 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
                         s ->
                                 ended.getOrDefault(s.name(), Set.of()).size()
                                         >= readers.getOrDefault(s.name(), Integer.MAX_VALUE));
+    }
+
+    /**
+     * A reader not yet at its stream's end and silent for {@code timeoutMillis} (readers send their
+     * progress every second even when it does not change): "c0 reader 0 at node-0", or null.
+     */
+    String silentReader(long now, long timeoutMillis) {
+        for (var stream : heard.entrySet()) {
+            for (var reader : stream.getValue().entrySet()) {
+                boolean done =
+                        ended.getOrDefault(stream.getKey(), Set.of()).contains(reader.getKey());
+                if (!done && now - reader.getValue() > timeoutMillis) {
+                    return stream.getKey()
+                            + " reader "
+                            + reader.getKey()
+                            + " at "
+                            + spec.stream(stream.getKey()).orElseThrow().outputLocation();
+                }
+            }
+        }
+        return null;
     }
 
     boolean allStreamsReady() {

@@ -173,6 +173,25 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aReaderGoneSilentAbortsItsJobButOneAtItsEndDoesNot() {
+        submitAndStart(job("quiet"));
+        clock.addAndGet(3_000);
+        control.progress.add(new DeliveryProgress("quiet", "c0", 0, 1, 7, 8192, true));
+        control.progress.add(new DeliveryProgress("quiet", "c1", 0, 1, 2, 3072, false));
+        turn();
+        clock.addAndGet(4_000);
+        control.progress.add(new DeliveryProgress("quiet", "c1", 0, 1, 3, 4096, false));
+        turn();
+        assertThat(control.states("quiet")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+        clock.addAndGet(5_001);
+        turn();
+        assertThat(control.states("quiet")).endsWith(JobState.FAILED);
+        assertThat(control.reason("quiet", JobState.FAILED))
+                .contains("c1 reader 0 at node-1 is gone");
+        assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("quiet"));
+    }
+
+    @Test
     void tasksOfALostProducerGoOutAgainFirst() {
         submitAndStart(job("j"));
         scheduler.handleSplitRequest(0, "host-a");
