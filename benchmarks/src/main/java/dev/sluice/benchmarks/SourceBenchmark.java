@@ -14,6 +14,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -55,6 +58,11 @@ public final class SourceBenchmark {
             return records / seconds;
         }
 
+        /** The broker's CPU time per million records read (with the producer's appends, if on). */
+        double brokerCpuPerMillion() {
+            return brokerCpuSeconds / (records / 1e6);
+        }
+
         /** Flink's and the daemon's CPU time per million records: the reading side's cost. */
         double cpuPerMillion() {
             return (cpuSeconds + daemonCpuSeconds) / (records / 1e6);
@@ -77,6 +85,7 @@ public final class SourceBenchmark {
         String[] jobs = options.getOrDefault("--jobs", String.join(",", JOBS)).split(",");
         String[] producers = options.getOrDefault("--producer", "off,on").split(",");
         Path work = Files.createTempDirectory("sluice-source-bench-");
+        Files.createDirectories(results);
         List<Run> runs = new ArrayList<>();
         try (KafkaBroker broker = KafkaBroker.start();
                 BrokerdProcess daemon =
@@ -91,13 +100,13 @@ public final class SourceBenchmark {
                 String topic = "source-" + size;
                 long records = volume / size;
                 fill(broker, topic, size, records);
+                // Unmeasured: the page cache, and the daemon's first fetches.
+                for (String system : SYSTEMS) {
+                    run(bin, broker, daemon, system, jobs[0], topic, size, records, false, 0);
+                }
                 for (String producer : producers) {
                     boolean loaded = producer.equals("on");
                     for (String job : jobs) {
-                        // Unmeasured: the page cache, and the daemon's first fetches.
-                        for (String system : SYSTEMS) {
-                            run(bin, broker, daemon, system, job, topic, size, records, loaded, 0);
-                        }
                         for (int rep = 1; rep <= reps; rep++) {
                             // Rotating the order spreads the machine's drift over every system.
                             for (int k = 0; k < SYSTEMS.length; k++) {
@@ -106,14 +115,14 @@ public final class SourceBenchmark {
                                         run(
                                                 bin, broker, daemon, system, job, topic, size,
                                                 records, loaded, rep));
+                                // Written as it grows: a run cut short keeps what it measured.
+                                Files.writeString(results.resolve("source.csv"), csv(runs));
                             }
                         }
                     }
                 }
             }
         }
-        Files.createDirectories(results);
-        Files.writeString(results.resolve("source.csv"), csv(runs));
         Files.writeString(results.resolve("source.md"), table(runs));
         System.out.print(table(runs));
     }
@@ -167,7 +176,8 @@ public final class SourceBenchmark {
             boolean loaded,
             int rep)
             throws IOException, InterruptedException {
-        Process load = loaded ? startLoad(bin, broker, size) : null;
+        String loadTopic = "load-" + System.nanoTime();
+        Process load = loaded ? startLoad(bin, broker, loadTopic, size) : null;
         Map<String, String> result;
         try {
             result =
@@ -185,8 +195,7 @@ public final class SourceBenchmark {
                                             Long.toString(broker.pid()))));
         } finally {
             if (load != null) {
-                load.destroy();
-                load.waitFor();
+                stopLoad(load, broker, loadTopic);
             }
         }
         Run run =
@@ -205,7 +214,7 @@ public final class SourceBenchmark {
         System.err.printf(
                 Locale.ROOT,
                 "%-12s %-9s %5d B producer %-3s rep %d: %,.0f records/s, %.2f CPU-s/M records,"
-                        + " broker %.2f CPU-s, %d source threads%n",
+                        + " broker %.2f CPU-s/M records, %d source threads%n",
                 system,
                 job,
                 size,
@@ -213,15 +222,33 @@ public final class SourceBenchmark {
                 rep,
                 run.recordsPerSecond(),
                 run.cpuPerMillion(),
-                run.brokerCpuSeconds(),
+                run.brokerCpuPerMillion(),
                 run.sourceThreads());
         return run;
     }
 
-    /** A librdkafka producer writing to another topic of the broker for as long as the run. */
-    private static Process startLoad(Path bin, KafkaBroker broker, int size) throws IOException {
-        String topic = "load-" + System.nanoTime();
-        broker.createTopic(topic, PARTITIONS);
+    /**
+     * A librdkafka producer writing to another topic of the broker for as long as the run. The
+     * topic keeps its last 64 MiB per partition, and goes when the run ends: an unbounded producer
+     * fills the disk within a long benchmark (one did, at 80 GB).
+     */
+    private static Process startLoad(Path bin, KafkaBroker broker, String topic, int size)
+            throws IOException {
+        try (Admin admin = Admin.create(broker.clientProperties())) {
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(topic, PARTITIONS, (short) 1)
+                                            .configs(
+                                                    Map.of(
+                                                            "retention.bytes",
+                                                            Long.toString(64 * MIB),
+                                                            "segment.bytes",
+                                                            Long.toString(16 * MIB)))))
+                    .all()
+                    .get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IOException("creating the load topic " + topic, e);
+        }
         return new ProcessBuilder(
                         bin.resolve("sluice-kafka-tool").toString(),
                         "produce",
@@ -238,15 +265,26 @@ public final class SourceBenchmark {
                 .start();
     }
 
+    private static void stopLoad(Process load, KafkaBroker broker, String topic)
+            throws InterruptedException, IOException {
+        load.destroy();
+        load.waitFor();
+        try (Admin admin = Admin.create(broker.clientProperties())) {
+            admin.deleteTopics(List.of(topic)).all().get();
+        } catch (ExecutionException e) {
+            throw new IOException("deleting the load topic " + topic, e);
+        }
+    }
+
     static String csv(List<Run> runs) {
         StringBuilder out =
                 new StringBuilder(
-                        "system,size,job,producer,rep,records,seconds,cpu_seconds,daemon_cpu_seconds,broker_cpu_seconds,source_threads,records_per_s\n");
+                        "system,size,job,producer,rep,records,seconds,cpu_seconds,daemon_cpu_seconds,broker_cpu_seconds,source_threads,records_per_s,cpu_s_per_m_records,broker_cpu_s_per_m_records\n");
         for (Run run : runs) {
             out.append(
                     String.format(
                             Locale.ROOT,
-                            "%s,%d,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.3f,%d,%.0f%n",
+                            "%s,%d,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.3f,%d,%.0f,%.3f,%.3f%n",
                             run.system(),
                             run.size(),
                             run.job(),
@@ -258,7 +296,9 @@ public final class SourceBenchmark {
                             run.daemonCpuSeconds(),
                             run.brokerCpuSeconds(),
                             run.sourceThreads(),
-                            run.recordsPerSecond()));
+                            run.recordsPerSecond(),
+                            run.cpuPerMillion(),
+                            run.brokerCpuPerMillion()));
         }
         return out.toString();
     }
@@ -266,10 +306,10 @@ public final class SourceBenchmark {
     static String table(List<Run> runs) {
         StringBuilder out =
                 new StringBuilder(
-                        "| job | size | producer | system | M records/s min / median / max |"
-                                + " Flink + daemon CPU-s per M records (median) | broker CPU-s"
-                                + " (median) | source threads | / KafkaSource records/s |\n"
-                                + "|---|---|---|---|---|---|---|---|---|\n");
+                        "| job | size | producer | system | M records/s min / median / max | Flink"
+                            + " + daemon CPU-s per M records (median) | broker CPU-s per M records"
+                            + " (median) | source threads | / KafkaSource records/s |\n"
+                            + "|---|---|---|---|---|---|---|---|---|\n");
         for (String job : JOBS) {
             for (int size : SIZES) {
                 for (boolean producer : new boolean[] {false, true}) {
