@@ -41,6 +41,7 @@ public final class InFlightAccounting {
                 }
             };
     private long bytesInFlight;
+    private int streamsInFlight;
 
     /**
      * @param share the bytes this writer may have in flight per stream: a chunk is admitted while
@@ -83,6 +84,9 @@ public final class InFlightAccounting {
         }
         StreamState state = streams.computeIfAbsent(key, k -> new StreamState());
         Long before = state.pending.put(seq, bytes);
+        if (state.pending.size() == 1 && before == null) {
+            streamsInFlight++;
+        }
         long delta = bytes - (before == null ? 0 : before);
         state.pendingBytes += delta;
         bytesInFlight += delta;
@@ -100,18 +104,26 @@ public final class InFlightAccounting {
         if (delivered > state.deliveredSeq) {
             state.deliveredSeq = delivered;
             NavigableMap<Long, Long> done = state.pending.headMap(delivered, true);
-            long freed = 0;
-            for (long bytes : done.values()) {
-                freed += bytes;
+            if (!done.isEmpty()) {
+                long freed = 0;
+                for (long bytes : done.values()) {
+                    freed += bytes;
+                }
+                done.clear();
+                state.pendingBytes -= freed;
+                bytesInFlight -= freed;
+                if (state.pending.isEmpty()) {
+                    streamsInFlight--;
+                }
             }
-            done.clear();
-            state.pendingBytes -= freed;
-            bytesInFlight -= freed;
         }
         if (state.allEnded()) {
             // Nothing above the last seq is ever delivered: a chunk written past the end is not
             // the stream's (the daemon dead-letters it), so nothing of the stream counts anymore.
-            bytesInFlight -= state.pendingBytes;
+            if (!state.pending.isEmpty()) {
+                bytesInFlight -= state.pendingBytes;
+                streamsInFlight--;
+            }
             streams.remove(key);
             finished.put(key, state.deliveredSeq);
         }
@@ -159,15 +171,9 @@ public final class InFlightAccounting {
         return finished.containsKey(key);
     }
 
-    /** Streams with bytes in flight. */
+    /** Streams with chunks in flight. */
     public int streamsInFlight() {
-        int count = 0;
-        for (StreamState state : streams.values()) {
-            if (state.pendingBytes > 0) {
-                count++;
-            }
-        }
-        return count;
+        return streamsInFlight;
     }
 
     /** Streams followed: written to or heard of, and not finished. */

@@ -63,7 +63,9 @@ public final class SluiceSink implements Sink<Chunk> {
     public SinkWriter<Chunk> createWriter(WriterInitContext context) throws IOException {
         TaskInfo task = context.getTaskInfo();
         int subtask = task.getIndexOfThisSubtask();
-        String clientId = "sluice-sink-" + task.getTaskName() + "-" + subtask;
+        String clientId =
+                ("sluice-sink-" + task.getTaskName() + "-" + subtask)
+                        .replaceAll("[^A-Za-z0-9._-]+", "_");
 
         Properties producerProps = new Properties();
         producerProps.putAll(settings.producer());

@@ -155,6 +155,7 @@ class InFlightAccountingTest {
             a.written(CYAN, seq, 100);
         }
         a.progress(reader(0, 2, 4, 300, true));
+        assertThat(a.streamsInFlight()).isEqualTo(1);
         assertThat(a.isFinished(CYAN)).isFalse();
         assertThat(a.deliveredSeq(CYAN)).isEqualTo(-1);
         assertThat(a.bytesInFlight(CYAN)).isEqualTo(500);
@@ -181,6 +182,7 @@ class InFlightAccountingTest {
         a.progress(reader(0, 1, 3, 400, true));
         assertThat(a.isFinished(CYAN)).isTrue();
         assertThat(a.bytesInFlight()).isZero();
+        assertThat(a.streamsInFlight()).isZero();
     }
 
     @Test
