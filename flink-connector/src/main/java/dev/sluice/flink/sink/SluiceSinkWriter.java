@@ -242,11 +242,11 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
                     new IOException(
                             "could not send chunk "
                                     + name
-                                    + " to "
+                                    + " ("
                                     + topic
                                     + "-"
                                     + partition
-                                    + ": "
+                                    + "): "
                                     + error
                                     + hint,
                             error));

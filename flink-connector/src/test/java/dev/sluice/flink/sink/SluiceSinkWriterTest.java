@@ -200,7 +200,11 @@ class SluiceSinkWriterTest {
                             return null;
                         });
         assertThatThrownBy(() -> mail.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                .hasStackTraceContaining("could not send chunk job-1/cyan#7 100 B to printer-1")
+                .hasStackTraceContaining(
+                        "could not send chunk job-1/cyan#7 100 B to printer-1 (sluice.chunks"
+                                + ".printer-1-"
+                                + (ChunkPartitioning.homePartition("job-1", "cyan", 2) + 7) % 2
+                                + "): ")
                 .hasStackTraceContaining("broker says no");
         assertThatThrownBy(() -> write(chunk(8, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS))
                 .hasStackTraceContaining("job-1/cyan#7");
