@@ -1,0 +1,173 @@
+package dev.sluice.flink.sink;
+
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.stream.DeliveryProgressCodec;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.flink.annotation.Internal;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the progress topic on a thread of its own, every partition from its start, and hands each
+ * decoded {@link DeliveryProgress} to the writer. From the start, because progress records are sent
+ * only when a reader moves: the latest record of an idle reader may be old, and a writer
+ * (re)started after it must still learn it. A record that is not a progress record is counted and
+ * logged with its partition and offset, never applied.
+ *
+ * <p>The thread blocks in {@code poll}; {@link #close()} wakes it.
+ */
+@Internal
+final class ProgressListener implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressListener.class);
+    private static final Duration POLL = Duration.ofSeconds(1);
+
+    private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
+    private final String topic;
+    private final long refreshNanos;
+    private final Consumer<List<DeliveryProgress>> onProgress;
+    private final Consumer<Exception> onFailure;
+    private final Set<TopicPartition> assigned = new HashSet<>();
+    private final AtomicLong records = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private boolean started;
+
+    /**
+     * @param onProgress gets the decoded records of each poll, on the listener's thread
+     * @param onFailure gets what stopped the listener (the consumer failed), on its thread
+     */
+    ProgressListener(
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+            String topic,
+            Duration partitionRefresh,
+            Consumer<List<DeliveryProgress>> onProgress,
+            Consumer<Exception> onFailure,
+            String name) {
+        this.consumer = consumer;
+        this.topic = topic;
+        this.refreshNanos = partitionRefresh.toNanos();
+        this.onProgress = onProgress;
+        this.onFailure = onFailure;
+        this.thread = new Thread(this::run, "sluice-sink-progress-" + name);
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Assigns the topic's partitions from their start and starts the thread.
+     *
+     * @throws IOException if the progress topic has no partitions (it does not exist)
+     */
+    void start() throws IOException {
+        assignNewPartitions();
+        if (assigned.isEmpty()) {
+            throw new IOException(
+                    "progress topic "
+                            + topic
+                            + " not found: create it (stream readers publish their delivery"
+                            + " progress there, and the sink bounds its bytes in flight by it)");
+        }
+        started = true;
+        thread.start();
+    }
+
+    private void assignNewPartitions() {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic);
+        if (infos == null) {
+            return;
+        }
+        List<TopicPartition> fresh = new ArrayList<>();
+        for (PartitionInfo info : infos) {
+            TopicPartition partition = new TopicPartition(topic, info.partition());
+            if (!assigned.contains(partition)) {
+                fresh.add(partition);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            assigned.addAll(fresh);
+            consumer.assign(new ArrayList<>(assigned));
+            consumer.seekToBeginning(fresh);
+        }
+    }
+
+    private void run() {
+        long nextRefresh = System.nanoTime() + refreshNanos;
+        try {
+            while (running) {
+                if (System.nanoTime() - nextRefresh >= 0) {
+                    assignNewPartitions();
+                    nextRefresh = System.nanoTime() + refreshNanos;
+                }
+                List<DeliveryProgress> batch = new ArrayList<>();
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+                    try {
+                        batch.add(DeliveryProgressCodec.decode(record.key(), record.value()));
+                        records.incrementAndGet();
+                    } catch (IllegalArgumentException e) {
+                        malformed(record, e);
+                    }
+                }
+                if (!batch.isEmpty()) {
+                    onProgress.accept(batch);
+                }
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                onFailure.accept(e);
+            }
+        } catch (Exception e) {
+            if (running) {
+                LOG.error("the delivery progress consumer of {} failed", topic, e);
+                onFailure.accept(e);
+            }
+        } finally {
+            consumer.close(Duration.ZERO);
+        }
+    }
+
+    private void malformed(ConsumerRecord<byte[], byte[]> record, IllegalArgumentException e) {
+        // One bad record per reader bug can repeat at the progress rate: log the first and every
+        // 100th.
+        if (malformed.getAndIncrement() % 100 == 0) {
+            LOG.warn(
+                    "not a delivery progress record at {}-{} offset {} ({} so far): {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    malformed.get(),
+                    e.getMessage());
+        }
+    }
+
+    /** Progress records read and applied. */
+    long records() {
+        return records.get();
+    }
+
+    /** Records of the progress topic that were not progress records. */
+    long malformed() {
+        return malformed.get();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        if (!started) {
+            consumer.close(Duration.ZERO);
+            return;
+        }
+        consumer.wakeup();
+        thread.join(Duration.ofSeconds(10).toMillis());
+    }
+}

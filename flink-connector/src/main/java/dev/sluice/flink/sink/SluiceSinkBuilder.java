@@ -1,0 +1,198 @@
+package dev.sluice.flink.sink;
+
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.stream.DeliveryProgress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Builds a {@link SluiceSink}; {@link #build()} checks that the settings fit together and refuses a
+ * wrong one with an {@link IllegalStateException} naming it. Kafka properties ({@link
+ * #setProperty}) reach the chunk producer as they are; the progress consumer gets the connection
+ * and security ones.
+ */
+@PublicEvolving
+public final class SluiceSinkBuilder {
+    /** The formula's upper bound on a stream's in-flight bytes unless configured: 256 MiB. */
+    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM = 256L << 20;
+
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+    // What the progress consumer copies from the producer's properties: where the cluster is and
+    // how to talk to it, not how to produce.
+    private static final Pattern CONNECTION_PROPERTY =
+            Pattern.compile(
+                    "bootstrap\\.servers|client\\.dns\\.lookup|security\\.protocol|(ssl|sasl)\\..*"
+                            + "|(socket\\.connection\\.setup|reconnect\\.backoff|retry\\.backoff"
+                            + "|request\\.timeout|metadata\\.max\\.age)\\..*");
+
+    private final Properties producer = new Properties();
+    private final Properties consumer = new Properties();
+    private String progressTopic = DeliveryProgress.DEFAULT_TOPIC;
+    private Long fixedCap;
+    private long maxTaskSizeBytes = JobSpec.DEFAULT_TASK_SIZE_BYTES;
+    private long maxCap = DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM;
+    private ChunkPartitioning partitioning = ChunkPartitioning.SPREAD;
+    private Duration progressPartitionRefresh = Duration.ofSeconds(30);
+
+    SluiceSinkBuilder() {}
+
+    public SluiceSinkBuilder setBootstrapServers(String servers) {
+        return setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, servers);
+    }
+
+    /**
+     * A property of the chunk producer, passed through (security, batching, timeouts...). The
+     * serializers are the sink's; {@code acks} is {@code all} unless set, and {@code 0} is refused,
+     * as is a {@code transactional.id}: the sink is at-least-once.
+     */
+    public SluiceSinkBuilder setProperty(String key, String value) {
+        producer.setProperty(Objects.requireNonNull(key), Objects.requireNonNull(value));
+        return this;
+    }
+
+    public SluiceSinkBuilder setProperties(Properties properties) {
+        properties.forEach((k, v) -> setProperty(k.toString(), v.toString()));
+        return this;
+    }
+
+    /**
+     * A property of the progress consumer only, over what it takes from the producer's (bootstrap
+     * servers, {@code security.*}, {@code ssl.*}, {@code sasl.*}, connection timeouts).
+     */
+    public SluiceSinkBuilder setProgressConsumerProperty(String key, String value) {
+        consumer.setProperty(Objects.requireNonNull(key), Objects.requireNonNull(value));
+        return this;
+    }
+
+    /** Where stream readers publish their delivery progress; {@code sluice.progress} by default. */
+    public SluiceSinkBuilder setProgressTopic(String topic) {
+        this.progressTopic = Objects.requireNonNull(topic);
+        return this;
+    }
+
+    /**
+     * A fixed cap on each stream's bytes in flight (written, not yet delivered to its readers),
+     * over all writers of the sink: each of the {@code P} writers holds at most {@code cap / P}.
+     * Replaces the formula of {@link #setMaxTaskSizeBytes} and {@link
+     * #setMaxInFlightBytesPerStream}.
+     */
+    public SluiceSinkBuilder setInFlightBytesPerStream(long bytes) {
+        this.fixedCap = bytes;
+        return this;
+    }
+
+    /**
+     * The largest task size of the jobs written (64 MiB, the job spec's default): the cap of a
+     * stream is this × the sink's parallelism × 4 (seed 001 §4.3), up to {@link
+     * #setMaxInFlightBytesPerStream}.
+     */
+    public SluiceSinkBuilder setMaxTaskSizeBytes(long bytes) {
+        this.maxTaskSizeBytes = bytes;
+        return this;
+    }
+
+    /** The formula's upper bound on a stream's bytes in flight; 256 MiB by default. */
+    public SluiceSinkBuilder setMaxInFlightBytesPerStream(long bytes) {
+        this.maxCap = bytes;
+        return this;
+    }
+
+    /** Which partition of its chunk topic a chunk goes to; {@link ChunkPartitioning#SPREAD}. */
+    public SluiceSinkBuilder setPartitioning(ChunkPartitioning partitioning) {
+        this.partitioning = Objects.requireNonNull(partitioning);
+        return this;
+    }
+
+    /** How often the progress consumer looks for new partitions of the progress topic (30 s). */
+    public SluiceSinkBuilder setProgressPartitionRefresh(Duration interval) {
+        this.progressPartitionRefresh = Objects.requireNonNull(interval);
+        return this;
+    }
+
+    public SluiceSink build() {
+        if (producer.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
+            throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
+        }
+        for (String fixed :
+                new String[] {
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG
+                }) {
+            if (producer.containsKey(fixed)) {
+                throw new IllegalStateException(
+                        fixed + ": the sink writes bytes with its own serializers; leave it out");
+            }
+        }
+        if (producer.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
+            throw new IllegalStateException(
+                    "transactional.id: the sink is at-least-once (readers drop duplicates by seq),"
+                            + " it writes no transactions");
+        }
+        Properties producerProps = new Properties();
+        producerProps.putAll(producer);
+        producerProps.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+        if ("0".equals(producerProps.getProperty(ProducerConfig.ACKS_CONFIG).trim())) {
+            throw new IllegalStateException(
+                    "acks = 0: the sink waits for every chunk to be acknowledged; use all or 1");
+        }
+        try {
+            SinkSettings.parse(producerProps);
+        } catch (ConfigException e) {
+            throw new IllegalStateException("producer properties: " + e.getMessage(), e);
+        }
+        if (!TOPIC.matcher(progressTopic).matches()) {
+            throw new IllegalStateException(
+                    "progress topic '"
+                            + progressTopic
+                            + "': 1 to 249 characters of [A-Za-z0-9._-]");
+        }
+        if (fixedCap != null && fixedCap < 1) {
+            throw new IllegalStateException(
+                    "in-flight bytes per stream: at least 1, got " + fixedCap);
+        }
+        if (maxTaskSizeBytes < 1 || maxTaskSizeBytes > JobSpec.MAX_TASK_SIZE_BYTES) {
+            throw new IllegalStateException(
+                    "max task size: 1 to "
+                            + JobSpec.MAX_TASK_SIZE_BYTES
+                            + " bytes, got "
+                            + maxTaskSizeBytes);
+        }
+        if (maxCap < 1) {
+            throw new IllegalStateException(
+                    "max in-flight bytes per stream: at least 1, got " + maxCap);
+        }
+        if (progressPartitionRefresh.isNegative() || progressPartitionRefresh.isZero()) {
+            throw new IllegalStateException(
+                    "progress partition refresh: positive, got " + progressPartitionRefresh);
+        }
+        Properties consumerProps = new Properties();
+        for (Map.Entry<Object, Object> e : producerProps.entrySet()) {
+            if (CONNECTION_PROPERTY.matcher(e.getKey().toString()).matches()) {
+                consumerProps.put(e.getKey(), e.getValue());
+            }
+        }
+        consumerProps.putAll(consumer);
+        if (consumerProps.containsKey("group.id")) {
+            throw new IllegalStateException(
+                    "progress consumer group.id: the consumer reads every partition from the"
+                            + " start without a group; leave it out");
+        }
+        return new SluiceSink(
+                new SinkSettings(
+                        producerProps,
+                        consumerProps,
+                        progressTopic,
+                        fixedCap == null ? 0 : fixedCap,
+                        maxTaskSizeBytes,
+                        maxCap,
+                        partitioning,
+                        progressPartitionRefresh));
+    }
+}
