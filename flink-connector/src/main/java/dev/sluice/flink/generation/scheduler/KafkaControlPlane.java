@@ -17,6 +17,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import org.apache.flink.annotation.Internal;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -106,9 +107,12 @@ public final class KafkaControlPlane implements ControlPlane {
 
     @Override
     public Set<String> knownJobs() {
+        Map<String, String> others = toMap(properties);
+        String servers = others.remove(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
         try (JobClient client =
                 JobClient.builder()
-                        .properties(toMap(properties))
+                        .bootstrapServers(servers)
+                        .properties(others)
                         .jobsTopic(jobsTopic)
                         .statusTopic(statusTopic)
                         .build()) {

@@ -1,0 +1,203 @@
+package dev.sluice.flink.generation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.stream.ChunkTopics;
+import dev.sluice.client.stream.StreamChunk;
+import dev.sluice.client.stream.StreamReader;
+import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.KafkaBrokerExtension;
+import dev.sluice.flink.sink.SluiceSink;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The generation runtime end to end on real parts: jobs submitted on the jobs topic, scheduled by
+ * GenerationSource on a MiniCluster of parallelism 2, computed by PatternGenerator, written by
+ * SluiceSink, ordered by a real sluice-brokerd and read by StreamReaders that check every byte; and
+ * beside them, a job whose generator fails, one without readers, and a malformed submission.
+ */
+class GenerationIT {
+    @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final String JOBS = "gen-jobs";
+    private static final String STATUS = "gen-status";
+    private static final String PROGRESS = "gen-progress";
+    private static BrokerdProcess daemon;
+    private static BrokerdClient brokerd;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path dir = Files.createTempDirectory("sluice-generation-it");
+        daemon =
+                BrokerdProcess.start(
+                        BrokerdProcess.defaultBinary(),
+                        KAFKA.bootstrapServers(),
+                        dir.resolve("brokerd.sock"),
+                        Map.of());
+        brokerd = BrokerdClient.builder(daemon.socket()).build();
+        for (String node : List.of("node-0", "node-1")) {
+            KAFKA.broker().createTopic(ChunkTopics.forOutputLocation(node), 4);
+        }
+        KAFKA.broker().createTopic(PROGRESS, 1);
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        daemon.close();
+    }
+
+    /** Two streams, c0 to node-0 and c1 to node-1, of 320 KiB in tasks of 48 KiB, chunks of 16. */
+    private static JobSpec job(String id, Map<String, String> parameters) {
+        return TestJobs.job(
+                id, 2, 320 * 1024, 48 * 1024, 16 * 1024, PatternGenerator.class, parameters);
+    }
+
+    private static StreamReader reader(String job, StreamSpec stream) throws Exception {
+        return StreamReader.builder(brokerd, job, stream.name())
+                .topic(ChunkTopics.forOutputLocation(stream.outputLocation()))
+                .bootstrapServers(KAFKA.bootstrapServers())
+                .progressTopic(PROGRESS)
+                .progressInterval(Duration.ofMillis(50))
+                .open();
+    }
+
+    /** Reads a stream to its end, checking order and every byte; returns its length. */
+    private static long readAll(StreamReader reader, String stream) throws Exception {
+        long bytes = 0;
+        long nextSeq = 0;
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!reader.isEndOfStream()) {
+            assertThat(System.nanoTime()).as(stream + " ends in time").isLessThan(deadline);
+            StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
+            if (chunk == null) {
+                continue;
+            }
+            assertThat(chunk.seq()).as(stream + " in order, once").isEqualTo(nextSeq++);
+            ByteBuffer payload = chunk.payload();
+            while (payload.hasRemaining()) {
+                assertThat(payload.get()).isEqualTo(PatternGenerator.byteAt(stream, bytes++));
+            }
+            chunk.release();
+        }
+        return bytes;
+    }
+
+    @Test
+    void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        env.fromSource(
+                        GenerationSource.builder()
+                                .setBootstrapServers(KAFKA.bootstrapServers())
+                                .setTopics(JOBS, STATUS, PROGRESS)
+                                .setReaderTimeout(Duration.ofSeconds(3))
+                                .build(),
+                        WatermarkStrategy.noWatermarks(),
+                        "generation")
+                .sinkTo(
+                        SluiceSink.builder()
+                                .setBootstrapServers(KAFKA.bootstrapServers())
+                                .setProgressTopic(PROGRESS)
+                                .build());
+        var flinkJob = env.executeAsync("generation");
+        ExecutorService readers = Executors.newCachedThreadPool();
+        try (JobClient jobs =
+                JobClient.builder()
+                        .bootstrapServers(KAFKA.bootstrapServers())
+                        .jobsTopic(JOBS)
+                        .statusTopic(STATUS)
+                        .build()) {
+            List<JobSpec> good = List.of(job("print-a", Map.of()), job("print-b", Map.of()));
+            JobSpec broken = job("broken", Map.of("failAt", "2"));
+            List<StreamReader> open = new ArrayList<>();
+            List<Future<Long>> lengths = new ArrayList<>();
+            for (JobSpec spec : good) {
+                for (StreamSpec stream : spec.streams()) {
+                    StreamReader reader = reader(spec.id(), stream);
+                    open.add(reader);
+                    lengths.add(readers.submit(() -> readAll(reader, stream.name())));
+                }
+            }
+            for (StreamSpec stream : broken.streams()) {
+                open.add(reader(broken.id(), stream));
+            }
+            good.forEach(jobs::submit);
+            jobs.submit(broken);
+            jobs.submit(job("orphan", Map.of()));
+            Properties props = KAFKA.broker().clientProperties();
+            try (KafkaProducer<byte[], byte[]> raw =
+                    new KafkaProducer<>(
+                            props, new ByteArraySerializer(), new ByteArraySerializer())) {
+                raw.send(
+                                new ProducerRecord<>(
+                                        JOBS, bytes("garbled"), bytes("{\"type\": \"submit\"")))
+                        .get();
+            }
+
+            for (JobSpec spec : good) {
+                JobStatus done = jobs.awaitStatus(spec.id(), s -> s.state().isTerminal(), WAIT);
+                assertThat(done.state()).as(spec.id()).isEqualTo(JobState.COMPLETED);
+            }
+            for (Future<Long> length : lengths) {
+                assertThat(length.get()).isEqualTo(320 * 1024);
+            }
+            JobStatus failed = jobs.awaitStatus("broken", s -> s.state().isTerminal(), WAIT);
+            assertThat(failed.state()).isEqualTo(JobState.FAILED);
+            assertThat(failed.reason()).get().asString().contains("/2", "no ink for task 2");
+            JobStatus orphan = jobs.awaitStatus("orphan", s -> s.state().isTerminal(), WAIT);
+            assertThat(orphan.state()).isEqualTo(JobState.REFUSED);
+            assertThat(orphan.reason()).get().asString().contains("no reader", "c0 at node-0");
+            JobStatus garbled = jobs.awaitStatus("garbled", s -> s.state().isTerminal(), WAIT);
+            assertThat(garbled.state()).isEqualTo(JobState.REFUSED);
+            assertThat(garbled.reason()).get().asString().contains("malformed");
+            for (StreamReader reader : open) {
+                reader.close();
+            }
+        } finally {
+            readers.shutdownNow();
+            flinkJob.cancel().get();
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
