@@ -26,9 +26,13 @@ import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -100,6 +104,12 @@ class GenerationIT {
 
     /** Reads a stream to its end, checking order and every byte; returns its length. */
     private static long readAll(StreamReader reader, String stream) throws Exception {
+        return readAll(reader, stream, new AtomicLong());
+    }
+
+    /** As above, counting the chunks read in {@code chunks} as it goes. */
+    private static long readAll(StreamReader reader, String stream, AtomicLong chunks)
+            throws Exception {
         long bytes = 0;
         long nextSeq = 0;
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -115,6 +125,7 @@ class GenerationIT {
                 assertThat(payload.get()).isEqualTo(PatternGenerator.byteAt(stream, bytes++));
             }
             chunk.release();
+            chunks.incrementAndGet();
         }
         return bytes;
     }
@@ -188,6 +199,80 @@ class GenerationIT {
             JobStatus garbled = jobs.awaitStatus("garbled", s -> s.state().isTerminal(), WAIT);
             assertThat(garbled.state()).isEqualTo(JobState.REFUSED);
             assertThat(garbled.reason()).get().asString().contains("malformed");
+            for (StreamReader reader : open) {
+                reader.close();
+            }
+        } finally {
+            readers.shutdownNow();
+            flinkJob.cancel().get();
+        }
+    }
+
+    /** GenerationSource into SluiceSink, checkpointing often. */
+    private static org.apache.flink.core.execution.JobClient startGeneration() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        env.fromSource(
+                        GenerationSource.builder()
+                                .setBootstrapServers(KAFKA.bootstrapServers())
+                                .setTopics(JOBS, STATUS, PROGRESS)
+                                .setReaderTimeout(Duration.ofSeconds(30))
+                                .build(),
+                        WatermarkStrategy.noWatermarks(),
+                        "generation")
+                .sinkTo(
+                        SluiceSink.builder()
+                                .setBootstrapServers(KAFKA.bootstrapServers())
+                                .setProgressTopic(PROGRESS)
+                                .build());
+        return env.executeAsync("generation");
+    }
+
+    @Test
+    void aTaskManagerLostMidJobLeavesEveryStreamCompleteInOrderAndOnce(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        var flinkJob = startGeneration();
+        ExecutorService readers = Executors.newCachedThreadPool();
+        // Two streams of 2 MiB: 16 tasks and 128 chunks each.
+        JobSpec spec =
+                TestJobs.job(
+                        "survivor",
+                        2,
+                        2 << 20,
+                        128 * 1024,
+                        16 * 1024,
+                        PatternGenerator.class,
+                        Map.of());
+        try (JobClient jobs =
+                JobClient.builder()
+                        .bootstrapServers(KAFKA.bootstrapServers())
+                        .jobsTopic(JOBS)
+                        .statusTopic(STATUS)
+                        .build()) {
+            List<StreamReader> open = new ArrayList<>();
+            List<Future<Long>> lengths = new ArrayList<>();
+            AtomicLong read = new AtomicLong();
+            for (StreamSpec stream : spec.streams()) {
+                StreamReader reader = reader(spec.id(), stream);
+                open.add(reader);
+                lengths.add(readers.submit(() -> readAll(reader, stream.name(), read)));
+            }
+            jobs.submit(spec);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (read.get() < 40) {
+                assertThat(System.nanoTime()).as("chunks arrive").isLessThan(deadline);
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+            cluster.terminateTaskManager(0).get();
+            cluster.startTaskManager();
+
+            JobStatus done = jobs.awaitStatus("survivor", s -> s.state().isTerminal(), WAIT);
+            assertThat(done.state()).isEqualTo(JobState.COMPLETED);
+            for (Future<Long> length : lengths) {
+                assertThat(length.get()).isEqualTo(2 << 20);
+            }
+            assertThat(read.get()).isEqualTo(256);
             for (StreamReader reader : open) {
                 reader.close();
             }
