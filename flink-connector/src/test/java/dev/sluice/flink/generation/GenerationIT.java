@@ -46,7 +46,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The generation runtime end to end on real parts: jobs submitted on the jobs topic, scheduled by
  * GenerationSource on a MiniCluster of parallelism 2, computed by PatternGenerator, written by
  * SluiceSink, ordered by a real sluice-brokerd and read by StreamReaders that check every byte; and
- * beside them, a job whose generator fails, one without readers, and a malformed submission.
+ * beside them, a job whose generator fails, one without readers, one whose readers leave, a
+ * malformed submission, and a TaskManager lost mid-job.
  */
 class GenerationIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -147,6 +148,8 @@ class GenerationIT {
                         SluiceSink.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
                                 .setProgressTopic(PROGRESS)
+                                // 96 KiB in flight per stream: an abandoned stream's writer waits.
+                                .setInFlightBytesPerStream(96 * 1024)
                                 .build());
         var flinkJob = env.executeAsync("generation");
         ExecutorService readers = Executors.newCachedThreadPool();
@@ -169,6 +172,18 @@ class GenerationIT {
             }
             for (StreamSpec stream : broken.streams()) {
                 open.add(reader(broken.id(), stream));
+            }
+            // Its readers say they are there, then go without reading: the job is aborted, and
+            // the writers it held back at its streams' caps go on with the others.
+            JobSpec abandoned = job("abandoned", Map.of());
+            List<StreamReader> leaving = new ArrayList<>();
+            for (StreamSpec stream : abandoned.streams()) {
+                leaving.add(reader(abandoned.id(), stream));
+            }
+            jobs.submit(abandoned);
+            jobs.awaitStatus("abandoned", s -> s.state() == JobState.RUNNING, WAIT);
+            for (StreamReader reader : leaving) {
+                reader.close();
             }
             good.forEach(jobs::submit);
             jobs.submit(broken);
@@ -196,6 +211,9 @@ class GenerationIT {
             JobStatus orphan = jobs.awaitStatus("orphan", s -> s.state().isTerminal(), WAIT);
             assertThat(orphan.state()).isEqualTo(JobState.REFUSED);
             assertThat(orphan.reason()).get().asString().contains("no reader", "c0 at node-0");
+            JobStatus gone = jobs.awaitStatus("abandoned", s -> s.state().isTerminal(), WAIT);
+            assertThat(gone.state()).isEqualTo(JobState.FAILED);
+            assertThat(gone.reason()).get().asString().contains("aborted", "is gone");
             JobStatus garbled = jobs.awaitStatus("garbled", s -> s.state().isTerminal(), WAIT);
             assertThat(garbled.state()).isEqualTo(JobState.REFUSED);
             assertThat(garbled.reason()).get().asString().contains("malformed");

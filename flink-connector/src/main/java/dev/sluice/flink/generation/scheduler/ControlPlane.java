@@ -30,6 +30,13 @@ public interface ControlPlane extends AutoCloseable {
 
     void publish(JobStatus status);
 
+    /**
+     * Publishes, on the readers' behalf, the end of each of {@code streams} (an end-of-stream
+     * progress record per reader) for a job that ended without completing: what the sink holds back
+     * for them is released, and its writers go on with the other jobs.
+     */
+    void release(List<DeliveryProgress> ends);
+
     @Override
     void close();
 

@@ -231,6 +231,7 @@ public final class GenerationEnumerator
             for (int subtask : context.registeredReaders().keySet()) {
                 context.sendEventToSourceReader(subtask, new JobEvents.DropJob(id));
             }
+            control.release(job.ends());
         }
         inFlight.values().forEach(tasks -> tasks.removeIf(task -> task.startsWith(id + "/")));
     }

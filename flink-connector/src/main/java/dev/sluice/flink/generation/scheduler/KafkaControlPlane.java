@@ -23,10 +23,13 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +52,7 @@ public final class KafkaControlPlane implements ControlPlane {
     private final JobCommandReader commands;
     private final List<MalformedCommand> malformed = new ArrayList<>();
     private final StatusPublisher statuses;
+    private final KafkaProducer<byte[], byte[]> progressProducer;
 
     public KafkaControlPlane(
             Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
@@ -61,6 +65,9 @@ public final class KafkaControlPlane implements ControlPlane {
         this.progressConsumer = consumer();
         this.commands = new JobCommandReader(commandConsumer, malformed::add);
         this.statuses = new StatusPublisher(properties, statusTopic);
+        this.progressProducer =
+                new KafkaProducer<>(
+                        properties, new ByteArraySerializer(), new ByteArraySerializer());
         assignFromStart(commandConsumer, jobsTopic);
         assignFromStart(progressConsumer, progressTopic);
     }
@@ -178,9 +185,22 @@ public final class KafkaControlPlane implements ControlPlane {
     }
 
     @Override
+    public void release(List<DeliveryProgress> ends) {
+        for (DeliveryProgress end : ends) {
+            progressProducer.send(
+                    new ProducerRecord<>(
+                            progressTopic,
+                            DeliveryProgressCodec.key(end),
+                            DeliveryProgressCodec.encode(end)));
+        }
+        progressProducer.flush();
+    }
+
+    @Override
     public void close() {
         commandConsumer.close();
         progressConsumer.close();
         statuses.close();
+        progressProducer.close();
     }
 }

@@ -138,6 +138,31 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
         return null;
     }
 
+    /**
+     * An end-of-stream progress record for every reader of every stream: the stream's last seq and
+     * all its bytes delivered, as if its readers had read it (what releasing a job publishes).
+     */
+    List<DeliveryProgress> ends() {
+        List<DeliveryProgress> ends = new ArrayList<>();
+        for (StreamSpec stream : spec.streams()) {
+            ComputeTask last = ComputeTask.of(spec, stream, ComputeTask.count(spec, stream) - 1);
+            long lastSeq = last.firstSeq() + last.chunkCount() - 1;
+            int count = readers.getOrDefault(stream.name(), 1);
+            for (int reader = 0; reader < count; reader++) {
+                ends.add(
+                        new DeliveryProgress(
+                                spec.id(),
+                                stream.name(),
+                                reader,
+                                count,
+                                lastSeq,
+                                reader == 0 ? stream.sizeBytes() : 0,
+                                true));
+            }
+        }
+        return ends;
+    }
+
     boolean allStreamsReady() {
         return spec.streams().stream().allMatch(s -> ready.contains(s.name()));
     }

@@ -17,6 +17,7 @@ final class FakeControlPlane implements ControlPlane {
     final List<MalformedCommand> malformed = new ArrayList<>();
     final List<DeliveryProgress> progress = new ArrayList<>();
     final List<JobStatus> published = new ArrayList<>();
+    final List<DeliveryProgress> released = new ArrayList<>();
     Map<String, Long> seeked = Map.of();
     long polls;
 
@@ -48,6 +49,11 @@ final class FakeControlPlane implements ControlPlane {
     @Override
     public void publish(JobStatus status) {
         published.add(status);
+    }
+
+    @Override
+    public void release(List<DeliveryProgress> ends) {
+        released.addAll(ends);
     }
 
     List<JobState> states(String jobId) {

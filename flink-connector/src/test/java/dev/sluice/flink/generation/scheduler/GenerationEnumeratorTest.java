@@ -189,6 +189,11 @@ class GenerationEnumeratorTest {
         assertThat(control.reason("quiet", JobState.FAILED))
                 .contains("c1 reader 0 at node-1 is gone");
         assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("quiet"));
+        // The sink's writers hold nothing back for it any more: 8 chunks of 1 KiB per stream.
+        assertThat(control.released)
+                .containsExactly(
+                        new DeliveryProgress("quiet", "c0", 0, 1, 7, 8192, true),
+                        new DeliveryProgress("quiet", "c1", 0, 1, 7, 8192, true));
     }
 
     @Test
