@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The control plane on Kafka topics: commands from the jobs topic and delivery progress from the
  * progress topic, each read from its start (or the checkpointed positions), statuses to the status
- * topic. Creates the three topics when they are missing (one partition each: one ordered log).
+ * topic. Creates the three topics when they are missing (one partition each, the cluster's default
+ * replication).
  */
 @Internal
 public final class KafkaControlPlane implements ControlPlane {
@@ -86,7 +88,8 @@ public final class KafkaControlPlane implements ControlPlane {
             List<NewTopic> missing = new ArrayList<>();
             for (String topic : List.of(jobsTopic, statusTopic, progressTopic)) {
                 if (!existing.contains(topic)) {
-                    missing.add(new NewTopic(topic, 1, (short) 1));
+                    // One partition: one ordered log; the cluster's default replication.
+                    missing.add(new NewTopic(topic, Optional.of(1), Optional.empty()));
                 }
             }
             if (!missing.isEmpty()) {
