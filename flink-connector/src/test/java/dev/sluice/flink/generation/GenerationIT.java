@@ -133,25 +133,8 @@ class GenerationIT {
 
     @Test
     void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        env.fromSource(
-                        GenerationSource.builder()
-                                .setBootstrapServers(KAFKA.bootstrapServers())
-                                .setTopics(JOBS, STATUS, PROGRESS)
-                                .setReaderTimeout(Duration.ofSeconds(3))
-                                .build(),
-                        WatermarkStrategy.noWatermarks(),
-                        "generation")
-                .sinkTo(
-                        SluiceSink.builder()
-                                .setBootstrapServers(KAFKA.bootstrapServers())
-                                .setProgressTopic(PROGRESS)
-                                // 96 KiB in flight per stream: an abandoned stream's writer waits.
-                                .setInFlightBytesPerStream(96 * 1024)
-                                .build());
-        var flinkJob = env.executeAsync("generation");
+        // 96 KiB in flight per stream: an abandoned stream's writer waits.
+        var flinkJob = startGeneration(Duration.ofSeconds(3), 96 * 1024);
         ExecutorService readers = Executors.newCachedThreadPool();
         try (JobClient jobs =
                 JobClient.builder()
@@ -226,8 +209,12 @@ class GenerationIT {
         }
     }
 
-    /** GenerationSource into SluiceSink, checkpointing often. */
-    private static org.apache.flink.core.execution.JobClient startGeneration() throws Exception {
+    /**
+     * GenerationSource into SluiceSink, checkpointing often; readers silent for {@code
+     * readerTimeout} abort their job, and each stream has at most {@code cap} bytes in flight.
+     */
+    private static org.apache.flink.core.execution.JobClient startGeneration(
+            Duration readerTimeout, long cap) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
@@ -235,7 +222,7 @@ class GenerationIT {
                         GenerationSource.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
                                 .setTopics(JOBS, STATUS, PROGRESS)
-                                .setReaderTimeout(Duration.ofSeconds(30))
+                                .setReaderTimeout(readerTimeout)
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
                         "generation")
@@ -243,6 +230,7 @@ class GenerationIT {
                         SluiceSink.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
                                 .setProgressTopic(PROGRESS)
+                                .setInFlightBytesPerStream(cap)
                                 .build());
         return env.executeAsync("generation");
     }
@@ -250,7 +238,7 @@ class GenerationIT {
     @Test
     void aTaskManagerLostMidJobLeavesEveryStreamCompleteInOrderAndOnce(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
-        var flinkJob = startGeneration();
+        var flinkJob = startGeneration(Duration.ofSeconds(30), 1 << 20);
         ExecutorService readers = Executors.newCachedThreadPool();
         // Two streams of 2 MiB: 16 tasks and 128 chunks each.
         JobSpec spec =
