@@ -9,16 +9,11 @@ import java.io.InputStream;
  * gives one byte too few.
  */
 public final class PatternGenerator implements ChunkGenerator {
-    static int preloads;
-
     private String failAt = "";
     private String shortTask = "";
 
     @Override
     public void preload(JobContext job) {
-        synchronized (PatternGenerator.class) {
-            preloads++;
-        }
         failAt = job.parameters().getOrDefault("failAt", "");
         shortTask = job.parameters().getOrDefault("short", "");
     }

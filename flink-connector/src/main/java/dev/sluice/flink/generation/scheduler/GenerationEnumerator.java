@@ -9,6 +9,7 @@ import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,7 +57,7 @@ public final class GenerationEnumerator
     /** How the scheduler is set up. */
     public record Settings(
             int maxJobs, Duration readerTimeout, Duration pollInterval, Map<String, String> hosts)
-            implements java.io.Serializable {}
+            implements Serializable {}
 
     private final SplitEnumeratorContext<ComputeTaskSplit> context;
     private final Supplier<ControlPlane> controlFactory;
