@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -61,9 +62,11 @@ class GenerationIT {
                             .build());
 
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final String JOBS = "gen-jobs";
-    private static final String STATUS = "gen-status";
-    private static final String PROGRESS = "gen-progress";
+    private static final AtomicInteger TESTS = new AtomicInteger();
+    // Each test its own control topics: a scheduler reads the jobs topic from its start.
+    private final String jobsTopic = "gen-jobs-" + TESTS.incrementAndGet();
+    private final String statusTopic = "gen-status-" + TESTS.get();
+    private final String progressTopic = KAFKA.createTopic(1);
     private static BrokerdProcess daemon;
     private static BrokerdClient brokerd;
 
@@ -80,7 +83,6 @@ class GenerationIT {
         for (String node : List.of("node-0", "node-1")) {
             KAFKA.broker().createTopic(ChunkTopics.forOutputLocation(node), 4);
         }
-        KAFKA.broker().createTopic(PROGRESS, 1);
     }
 
     @AfterAll
@@ -94,11 +96,11 @@ class GenerationIT {
                 id, 2, 320 * 1024, 48 * 1024, 16 * 1024, PatternGenerator.class, parameters);
     }
 
-    private static StreamReader reader(String job, StreamSpec stream) throws Exception {
+    private StreamReader reader(String job, StreamSpec stream) throws Exception {
         return StreamReader.builder(brokerd, job, stream.name())
                 .topic(ChunkTopics.forOutputLocation(stream.outputLocation()))
                 .bootstrapServers(KAFKA.bootstrapServers())
-                .progressTopic(PROGRESS)
+                .progressTopic(progressTopic)
                 .progressInterval(Duration.ofMillis(50))
                 .open();
     }
@@ -133,14 +135,15 @@ class GenerationIT {
 
     @Test
     void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
-        // 96 KiB in flight per stream: an abandoned stream's writer waits.
-        var flinkJob = startGeneration(Duration.ofSeconds(3), 96 * 1024);
+        // Tasks of 48 KiB: 192 KiB per writer in flight per stream (seed 001's formula), which an
+        // abandoned stream of 320 KiB fills: its writer waits.
+        var flinkJob = startGeneration(Duration.ofSeconds(3), 48 * 1024);
         ExecutorService readers = Executors.newCachedThreadPool();
         try (JobClient jobs =
                 JobClient.builder()
                         .bootstrapServers(KAFKA.bootstrapServers())
-                        .jobsTopic(JOBS)
-                        .statusTopic(STATUS)
+                        .jobsTopic(jobsTopic)
+                        .statusTopic(statusTopic)
                         .build()) {
             List<JobSpec> good = List.of(job("print-a", Map.of()), job("print-b", Map.of()));
             JobSpec broken = job("broken", Map.of("failAt", "2"));
@@ -177,7 +180,9 @@ class GenerationIT {
                             props, new ByteArraySerializer(), new ByteArraySerializer())) {
                 raw.send(
                                 new ProducerRecord<>(
-                                        JOBS, bytes("garbled"), bytes("{\"type\": \"submit\"")))
+                                        jobsTopic,
+                                        bytes("garbled"),
+                                        bytes("{\"type\": \"submit\"")))
                         .get();
             }
 
@@ -211,17 +216,17 @@ class GenerationIT {
 
     /**
      * GenerationSource into SluiceSink, checkpointing often; readers silent for {@code
-     * readerTimeout} abort their job, and each stream has at most {@code cap} bytes in flight.
+     * readerTimeout} abort their job, and the sink's cap follows from tasks of {@code taskSize}.
      */
-    private static org.apache.flink.core.execution.JobClient startGeneration(
-            Duration readerTimeout, long cap) throws Exception {
+    private org.apache.flink.core.execution.JobClient startGeneration(
+            Duration readerTimeout, long taskSize) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
         env.fromSource(
                         GenerationSource.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
-                                .setTopics(JOBS, STATUS, PROGRESS)
+                                .setTopics(jobsTopic, statusTopic, progressTopic)
                                 .setReaderTimeout(readerTimeout)
                                 .build(),
                         WatermarkStrategy.noWatermarks(),
@@ -229,8 +234,8 @@ class GenerationIT {
                 .sinkTo(
                         SluiceSink.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
-                                .setProgressTopic(PROGRESS)
-                                .setInFlightBytesPerStream(cap)
+                                .setProgressTopic(progressTopic)
+                                .setMaxTaskSizeBytes(taskSize)
                                 .build());
         return env.executeAsync("generation");
     }
@@ -238,7 +243,7 @@ class GenerationIT {
     @Test
     void aTaskManagerLostMidJobLeavesEveryStreamCompleteInOrderAndOnce(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
-        var flinkJob = startGeneration(Duration.ofSeconds(30), 1 << 20);
+        var flinkJob = startGeneration(Duration.ofSeconds(30), 128 * 1024);
         ExecutorService readers = Executors.newCachedThreadPool();
         // Two streams of 2 MiB: 16 tasks and 128 chunks each.
         JobSpec spec =
@@ -253,8 +258,8 @@ class GenerationIT {
         try (JobClient jobs =
                 JobClient.builder()
                         .bootstrapServers(KAFKA.bootstrapServers())
-                        .jobsTopic(JOBS)
-                        .statusTopic(STATUS)
+                        .jobsTopic(jobsTopic)
+                        .statusTopic(statusTopic)
                         .build()) {
             List<StreamReader> open = new ArrayList<>();
             List<Future<Long>> lengths = new ArrayList<>();

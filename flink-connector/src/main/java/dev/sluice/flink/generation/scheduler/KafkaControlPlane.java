@@ -1,6 +1,7 @@
 package dev.sluice.flink.generation.scheduler;
 
 import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobCommandReader;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
@@ -54,6 +55,10 @@ public final class KafkaControlPlane implements ControlPlane {
     private final JobCommandReader commands;
     private final List<MalformedCommand> malformed = new ArrayList<>();
     private final StatusPublisher statuses;
+    // Read positions to resume at, "topic-partition" → offset, applied when partitions are
+    // assigned.
+    private Map<String, Long> restored = Map.of();
+    private boolean closed;
     private final KafkaProducer<byte[], byte[]> progressProducer;
 
     public KafkaControlPlane(
@@ -70,8 +75,6 @@ public final class KafkaControlPlane implements ControlPlane {
         this.progressProducer =
                 new KafkaProducer<>(
                         properties, new ByteArraySerializer(), new ByteArraySerializer());
-        assignFromStart(commandConsumer, jobsTopic);
-        assignFromStart(progressConsumer, progressTopic);
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
@@ -106,13 +109,31 @@ public final class KafkaControlPlane implements ControlPlane {
         }
     }
 
-    private static void assignFromStart(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    /**
+     * Assigns the topic's partitions from their start, or from the restored positions, once the
+     * broker's metadata has them: a topic created a moment ago may not be there yet.
+     */
+    private boolean assigned(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        if (!consumer.assignment().isEmpty()) {
+            return true;
+        }
+        List<PartitionInfo> infos = consumer.partitionsFor(topic);
+        if (infos == null || infos.isEmpty()) {
+            return false;
+        }
         List<TopicPartition> partitions = new ArrayList<>();
-        for (PartitionInfo info : consumer.partitionsFor(topic)) {
+        for (PartitionInfo info : infos) {
             partitions.add(new TopicPartition(topic, info.partition()));
         }
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
+        for (TopicPartition partition : partitions) {
+            Long offset = restored.get(partition.toString());
+            if (offset != null) {
+                consumer.seek(partition, offset);
+            }
+        }
+        return true;
     }
 
     @Override
@@ -140,23 +161,23 @@ public final class KafkaControlPlane implements ControlPlane {
 
     @Override
     public void seek(Map<String, Long> positions) {
-        for (KafkaConsumer<byte[], byte[]> consumer : List.of(commandConsumer, progressConsumer)) {
-            for (TopicPartition partition : consumer.assignment()) {
-                Long offset = positions.get(partition.toString());
-                if (offset != null) {
-                    consumer.seek(partition, offset);
-                }
-            }
-        }
+        restored = Map.copyOf(positions);
     }
 
+    /** Runs on a worker thread; {@link #close} waits for it, from the scheduler's thread. */
     @Override
-    public Batch poll() {
-        var polledCommands = commands.poll(POLL);
+    public synchronized Batch poll() {
+        if (closed) {
+            return new Batch(List.of(), List.of(), List.of(), Map.of());
+        }
+        List<JobCommand> polledCommands =
+                assigned(commandConsumer, jobsTopic) ? commands.poll(POLL) : List.of();
         List<MalformedCommand> bad = List.copyOf(malformed);
         malformed.clear();
         List<DeliveryProgress> progress = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : progressConsumer.poll(POLL)) {
+        Iterable<ConsumerRecord<byte[], byte[]>> progressRecords =
+                assigned(progressConsumer, progressTopic) ? progressConsumer.poll(POLL) : List.of();
+        for (ConsumerRecord<byte[], byte[]> record : progressRecords) {
             try {
                 progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
             } catch (IllegalArgumentException e) {
@@ -200,7 +221,8 @@ public final class KafkaControlPlane implements ControlPlane {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         commandConsumer.close();
         progressConsumer.close();
         statuses.close();
