@@ -277,7 +277,7 @@ public final class GenerationEnumerator
                     if (task.isEmpty()) {
                         continue;
                     }
-                    split = jobs.get(task.get().job().id()).takenSplit();
+                    split = new ComputeTaskSplit(task.get(), 0);
                 }
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());

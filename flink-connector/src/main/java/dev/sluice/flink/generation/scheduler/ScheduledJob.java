@@ -37,7 +37,6 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     final Map<String, Integer> readers = new HashMap<>();
     final Map<String, Set<Integer>> ended = new HashMap<>();
     private final UnaryOperator<String> hosts;
-    private ComputeTaskSplit taken;
 
     ScheduledJob(JobSpec spec, JobState state, long sinceMillis, UnaryOperator<String> hosts) {
         this.spec = spec;
@@ -56,8 +55,7 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     public List<String> streamsWithWork() {
         List<String> streams = new ArrayList<>();
         for (StreamSpec stream : spec.streams()) {
-            boolean back = returned.stream().anyMatch(s -> s.task().stream().equals(stream.name()));
-            if (back || nextTask.get(stream.name()) < ComputeTask.count(spec, stream)) {
+            if (nextTask.get(stream.name()) < ComputeTask.count(spec, stream)) {
                 streams.add(stream.name());
             }
         }
@@ -75,25 +73,12 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
 
     @Override
     public ComputeTask take(String stream) {
-        for (ComputeTaskSplit split : returned) {
-            if (split.task().stream().equals(stream)) {
-                returned.remove(split);
-                taken = split;
-                return split.task();
-            }
-        }
         StreamSpec streamSpec = spec.stream(stream).orElseThrow();
         int index = nextTask.merge(stream, 1, Integer::sum) - 1;
         if (index >= ComputeTask.count(spec, streamSpec)) {
             throw new IllegalStateException(stream + " of " + spec.id() + " has no task left");
         }
-        taken = new ComputeTaskSplit(ComputeTask.of(spec, streamSpec, index), 0);
-        return taken.task();
-    }
-
-    /** The split of the task {@link #take} handed out last, with what was emitted of it. */
-    ComputeTaskSplit takenSplit() {
-        return taken;
+        return ComputeTask.of(spec, streamSpec, index);
     }
 
     /**
