@@ -1,0 +1,67 @@
+"""Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, after
+seed 001's figures: MB/s per topology and job with compute disabled (Fig. 4) and enabled (Fig. 5)
+beside the bare producers' ceiling, and the rate achieved at constant speed (Fig. 6) as a share of
+the rate requested (median, whiskers min to max)."""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from plots import plt
+
+TOPOLOGIES = ["one-to-one", "one-to-many", "many-to-one", "many-to-many"]
+
+
+def whiskers(runs):
+    medians = [statistics.median(r) if r else 0 for r in runs]
+    return medians, [[m - min(r, default=m) for m, r in zip(medians, runs)],
+                     [max(r, default=m) - m for m, r in zip(medians, runs)]]
+
+
+if __name__ == "__main__":
+    results = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results")
+    rows = list(csv.DictReader(open(results / "generation.csv")))
+    jobs = sorted({r["job"] for r in rows if r["figure"] in ("4", "5")})
+    rates, ceilings, shares = defaultdict(list), defaultdict(list), defaultdict(list)
+    for r in rows:
+        if r["figure"] == "0":
+            ceilings[(int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
+        elif r["figure"] in ("4", "5"):
+            rates[(r["figure"], r["topology"], r["job"])].append(float(r["mb_per_s"]))
+        elif r["figure"] == "6":
+            requested = float(r["requested_mb_per_s"])
+            shares[(r["topology"], float(r["speed"]))].append(
+                100 * float(r["achieved_mb_per_s_avg"]) / requested)
+    figure, axes = plt.subplots(1, 3, figsize=(19, 4.8))
+    for axis, fig in zip(axes[:2], ("4", "5")):
+        width = 0.8 / (2 * len(jobs))
+        for j, job in enumerate(jobs):
+            sluice = [rates[(fig, t, job)] for t in TOPOLOGIES]
+            ceiling = [ceilings[(2 if t.startswith("many-") else 1, job)] for t in TOPOLOGIES]
+            for k, (label, runs) in enumerate(((f"Sluice, job {job}", sluice),
+                                               (f"bare producers, job {job}", ceiling))):
+                offset = (2 * j + k - (2 * len(jobs) - 1) / 2) * width
+                medians, errors = whiskers(runs)
+                axis.bar([i + offset for i in range(len(TOPOLOGIES))], medians, width,
+                         yerr=errors, capsize=3, label=label, hatch="//" if k else None)
+        axis.set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
+        axis.set_ylabel("MB/s")
+        axis.set_title(f"Fig. {fig}: compute {'disabled' if fig == '4' else 'enabled'}")
+        axis.legend(fontsize=8)
+    speeds = sorted({s for _, s in shares})
+    width = 0.8 / max(1, len(speeds))
+    for k, speed in enumerate(speeds):
+        medians, errors = whiskers([shares.get((t, speed), []) for t in TOPOLOGIES])
+        axes[2].bar([i + (k - (len(speeds) - 1) / 2) * width for i in range(len(TOPOLOGIES))],
+                    medians, width, yerr=errors, capsize=3, label=f"{speed:.0%} of max")
+    axes[2].axhline(100, color="grey", linewidth=0.8)
+    axes[2].set_ylim(80, 105)
+    axes[2].set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
+    axes[2].set_ylabel("achieved / requested, %")
+    axes[2].set_title("Fig. 6: readers at constant speed")
+    axes[2].legend(fontsize=8)
+    figure.suptitle("Seed 001 on one host: print jobs through GenerationSource, SluiceSink, "
+                    "Kafka, sluice-brokerd and StreamReaders")
+    figure.tight_layout()
+    figure.savefig(results / "generation.png", dpi=110)

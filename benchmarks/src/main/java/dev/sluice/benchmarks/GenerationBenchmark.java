@@ -1,0 +1,414 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.stream.ChunkTopics;
+import dev.sluice.examples.EmbeddedSluice;
+import dev.sluice.examples.printing.PrintJob;
+import dev.sluice.examples.printing.RipJobs;
+import dev.sluice.examples.printing.TestChart;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The generation benchmarks of issue 7 (benchmarks/README.md), after seed 001 §5.3–5.5: print jobs
+ * of the raster image processor through the whole runtime on this host — submission, the
+ * GenerationSource scheduler, producers as Flink subtasks, SluiceSink, Kafka, sluice-brokerd, and
+ * StreamReaders in reader processes, one per output location.
+ *
+ * <ul>
+ *   <li>Fig. 4: compute disabled, topologies one-to-one, one-to-many, many-to-one and many-to-many
+ *       (producers: the Flink parallelism; consumers: output locations, each a reader process),
+ *       beside the ceiling of bare Kafka producers writing the same bytes in records of the chunk
+ *       size to a topic of as many partitions, with as many producers, in the same run;
+ *   <li>Fig. 5: the same with the raster computation;
+ *   <li>Fig. 6: job B with computation, its readers at a constant speed of 50 %, 90 % and 100 % of
+ *       the rate measured for the topology in Fig. 5: the rate achieved, the loss against the rate
+ *       requested, starvation events.
+ * </ul>
+ *
+ * <p>A job's throughput is seed 001's: its bytes over the time from its submission to the last
+ * chunk read. Arguments: {@code --brokerd PATH}, {@code --results DIR}, {@code --reps K} (3),
+ * {@code --jobs A,B/6}.
+ */
+public final class GenerationBenchmark {
+    static final String[] TOPOLOGIES = {"one-to-one", "one-to-many", "many-to-one", "many-to-many"};
+    static final double[] SPEEDS = {0.5, 0.9, 1.0};
+    private static final int CHUNK_BYTES = 256 << 10;
+    private static final long TASK_TARGET_BYTES = 4 << 20;
+    private static final int PARTITIONS = 4;
+    private static final String CEILING_TOPIC = "ceiling";
+
+    /** One measured job, or one ceiling run ({@code figure} 0). */
+    record Run(
+            int figure,
+            String topology,
+            int producers,
+            int consumers,
+            String job,
+            double speed,
+            int rep,
+            long bytes,
+            double seconds,
+            double requestedBytesPerSecond,
+            double[] achievedBytesPerSecond,
+            long starvationEvents) {
+
+        double mbPerSecond() {
+            return bytes / seconds / 1e6;
+        }
+
+        /** Per stream, how far the achieved rate fell short of the requested one (0 if not). */
+        double[] losses() {
+            return Arrays.stream(achievedBytesPerSecond)
+                    .map(a -> Math.max(0, 1 - a / requestedBytesPerSecond))
+                    .toArray();
+        }
+    }
+
+    private final Path brokerd;
+    private final URI image;
+    private final int reps;
+    private final List<PrintJob> jobs;
+    private final List<Run> runs = new ArrayList<>();
+    private final Path results;
+    private final AtomicInteger ids = new AtomicInteger();
+
+    private GenerationBenchmark(
+            Path brokerd, URI image, int reps, List<PrintJob> jobs, Path results) {
+        this.brokerd = brokerd;
+        this.image = image;
+        this.reps = reps;
+        this.jobs = jobs;
+        this.results = results;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            options.put(args[i], args[i + 1]);
+        }
+        Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
+        Files.createDirectories(results);
+        Path work = Files.createTempDirectory("sluice-generation-bench-");
+        GenerationBenchmark benchmark =
+                new GenerationBenchmark(
+                        Path.of(options.get("--brokerd")),
+                        TestChart.write(work).toUri(),
+                        Integer.parseInt(options.getOrDefault("--reps", "3")),
+                        Arrays.stream(options.getOrDefault("--jobs", "A,B/6").split(","))
+                                .map(PrintJob::preset)
+                                .toList(),
+                        results);
+        for (int producers = 1; producers <= 2; producers++) {
+            benchmark.runAll(producers);
+        }
+        String table = GenerationTables.markdown(benchmark.runs);
+        Files.writeString(results.resolve("generation.md"), table);
+        System.out.print(table);
+    }
+
+    /** Every measurement with {@code producers} producers, on parts started for them. */
+    private void runAll(int producers) throws Exception {
+        long largestTask =
+                jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
+        try (EmbeddedSluice sluice =
+                EmbeddedSluice.builder()
+                        .brokerdBinary(brokerd)
+                        .parallelism(producers)
+                        .outputLocations(locations(4), PARTITIONS)
+                        .maxTaskSizeBytes(largestTask)
+                        // Small segments, deleted soon after each run's records: the benchmark
+                        // writes many GB, the disk keeps little of it.
+                        .brokerProperty("log.segment.bytes", Long.toString(64L << 20))
+                        .brokerProperty("log.segment.delete.delay.ms", "1000")
+                        .start()) {
+            sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
+            List<String> topologies =
+                    Arrays.stream(TOPOLOGIES)
+                            .filter(t -> producers(t) == producers)
+                            .toList();
+            // Unmeasured: the JIT, the page cache, the first metadata lookups.
+            run(sluice, 0, topologies.get(0), jobs.get(0), false, 0, 0, 0);
+            for (int rep = 1; rep <= reps; rep++) {
+                for (PrintJob job : jobs) {
+                    runs.add(ceiling(sluice, producers, job, rep));
+                    for (String topology : topologies) {
+                        for (boolean compute : new boolean[] {false, true}) {
+                            runs.add(
+                                    run(sluice, compute ? 5 : 4, topology, job, compute, 0, 0, rep));
+                            save();
+                        }
+                    }
+                }
+            }
+            PrintJob paced = jobs.get(jobs.size() - 1);
+            for (String topology : topologies) {
+                double max = medianRate(5, topology, paced) * 1e6 / 4;
+                for (double speed : SPEEDS) {
+                    for (int rep = 1; rep <= reps; rep++) {
+                        runs.add(
+                                run(sluice, 6, topology, paced, true, speed, speed * max, rep));
+                        save();
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * One job: reader processes for its output locations, ready before it is submitted; then its
+     * bytes over the time from submission to its last chunk read. {@code rate}: each stream's
+     * constant speed, {@code speed} of the topology's maximum; 0 for none.
+     */
+    private Run run(
+            EmbeddedSluice sluice,
+            int figure,
+            String topology,
+            PrintJob print,
+            boolean compute,
+            double speed,
+            double rate,
+            int rep)
+            throws Exception {
+        int consumers = consumers(topology);
+        List<String> locations = locations(consumers);
+        String id = "bench-" + ids.incrementAndGet();
+        JobSpec spec =
+                RipJobs.spec(
+                        id,
+                        print,
+                        image,
+                        locations,
+                        taskSize(print),
+                        CHUNK_BYTES,
+                        OptionalLong.empty(),
+                        compute);
+        List<Process> readers = new ArrayList<>();
+        try {
+            for (String location : locations) {
+                List<String> args =
+                        new ArrayList<>(
+                                List.of(
+                                        sluice.daemon().socket().toString(),
+                                        sluice.bootstrapServers(),
+                                        id,
+                                        ChunkTopics.forOutputLocation(location),
+                                        Long.toString(Math.round(rate))));
+                spec.streams().stream()
+                        .filter(s -> s.outputLocation().equals(location))
+                        .forEach(s -> args.add(s.name()));
+                Process reader = ChildProcess.start(ChildProcess.java(GenerationReader.class, args));
+                readers.add(reader);
+                awaitReady(reader);
+            }
+            long submitted = GenerationReader.epochNanos();
+            sluice.jobs().submit(spec);
+            List<Map<String, String>> outcomes = new ArrayList<>();
+            for (Process reader : readers) {
+                outcomes.add(ChildProcess.result(reader));
+            }
+            JobStatus status =
+                    sluice.jobs()
+                            .awaitStatus(id, s -> s.state().isTerminal(), Duration.ofMinutes(1));
+            long bytes = outcomes.stream().mapToLong(o -> Long.parseLong(o.get("bytes"))).sum();
+            if (status.state() != JobState.COMPLETED || bytes != 4 * print.channelBytes()) {
+                throw new IllegalStateException(
+                        id + " " + status + ": " + bytes + " of " + 4 * print.channelBytes());
+            }
+            long last =
+                    outcomes.stream().mapToLong(o -> Long.parseLong(o.get("last_ns"))).max().orElseThrow();
+            double[] achieved =
+                    outcomes.stream()
+                            .flatMap(o -> Arrays.stream(o.get("rates").split(",")))
+                            .mapToDouble(Double::parseDouble)
+                            .toArray();
+            long starved =
+                    outcomes.stream()
+                            .flatMap(o -> Arrays.stream(o.get("starved").split(",")))
+                            .mapToLong(Long::parseLong)
+                            .sum();
+            Run run =
+                    new Run(
+                            figure,
+                            topology,
+                            producers(topology),
+                            consumers,
+                            print.name(),
+                            speed,
+                            rep,
+                            bytes,
+                            (last - submitted) / 1e9,
+                            rate,
+                            achieved,
+                            starved);
+            System.err.printf(
+                    Locale.ROOT,
+                    "fig %d %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, starved %d%n",
+                    figure,
+                    topology,
+                    print.name(),
+                    compute,
+                    rate / 1e6,
+                    run.mbPerSecond(),
+                    starved);
+            return run;
+        } finally {
+            readers.forEach(Process::destroyForcibly);
+            deleteRecords(sluice, locations.stream().map(ChunkTopics::forOutputLocation).toList());
+        }
+    }
+
+    /**
+     * Bare Kafka producers, as many as the pipeline's, writing the job's bytes in records of the
+     * chunk size with the sink's settings (acks=all) to a topic of as many partitions: the rate
+     * the runtime's transfer cannot beat on this broker.
+     */
+    private Run ceiling(EmbeddedSluice sluice, int producers, PrintJob print, int rep)
+            throws Exception {
+        long total = 4 * print.channelBytes();
+        long records = (total + CHUNK_BYTES - 1) / CHUNK_BYTES;
+        byte[] value = new byte[CHUNK_BYTES];
+        var props = sluice.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        ExecutorService threads = Executors.newFixedThreadPool(producers);
+        long start = System.nanoTime();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                int producer = p;
+                done.add(
+                        threads.submit(
+                                () -> {
+                                    try (var kafka =
+                                            new KafkaProducer<>(
+                                                    props,
+                                                    new ByteArraySerializer(),
+                                                    new ByteArraySerializer())) {
+                                        for (long r = producer; r < records; r += producers) {
+                                            kafka.send(
+                                                    new ProducerRecord<byte[], byte[]>(
+                                                            CEILING_TOPIC,
+                                                            (int) (r % PARTITIONS),
+                                                            null,
+                                                            value));
+                                        }
+                                        kafka.flush();
+                                    }
+                                    return null;
+                                }));
+            }
+            for (Future<?> future : done) {
+                future.get();
+            }
+        } finally {
+            threads.shutdown();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        deleteRecords(sluice, List.of(CEILING_TOPIC));
+        return new Run(
+                0,
+                "ceiling",
+                producers,
+                0,
+                print.name(),
+                0,
+                rep,
+                records * CHUNK_BYTES,
+                seconds,
+                0,
+                new double[0],
+                0);
+    }
+
+    private static void awaitReady(Process reader) throws Exception {
+        BufferedReader out =
+                new BufferedReader(
+                        new InputStreamReader(reader.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (!"ready".equals(line)) {
+            ChildProcess.check(reader);
+            throw new IllegalStateException("reader pid " + reader.pid() + " said " + line);
+        }
+    }
+
+    /** Frees the disk: the runs' records are read, their segments can go. */
+    private static void deleteRecords(EmbeddedSluice sluice, List<String> topics) throws Exception {
+        try (Admin admin = Admin.create(sluice.broker().clientProperties())) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (String topic : topics) {
+                IntStream.range(0, PARTITIONS)
+                        .forEach(p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
+            }
+            Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+            admin.listOffsets(latest)
+                    .all()
+                    .get()
+                    .forEach(
+                            (partition, info) ->
+                                    delete.put(
+                                            partition,
+                                            RecordsToDelete.beforeOffset(info.offset())));
+            admin.deleteRecords(delete).all().get();
+        }
+    }
+
+    private double medianRate(int figure, String topology, PrintJob job) {
+        return Summary.of(
+                        runs.stream()
+                                .filter(
+                                        r ->
+                                                r.figure() == figure
+                                                        && r.topology().equals(topology)
+                                                        && r.job().equals(job.name()))
+                                .mapToDouble(Run::mbPerSecond)
+                                .toArray())
+                .median();
+    }
+
+    private long taskSize(PrintJob job) {
+        return RipJobs.rowAlignedTaskSize(job, TASK_TARGET_BYTES, CHUNK_BYTES);
+    }
+
+    private void save() throws Exception {
+        Files.writeString(results.resolve("generation.csv"), GenerationTables.csv(runs));
+    }
+
+    static int producers(String topology) {
+        return topology.startsWith("many-") ? 2 : 1;
+    }
+
+    static int consumers(String topology) {
+        return topology.endsWith("-many") ? 4 : 1;
+    }
+
+    private static List<String> locations(int consumers) {
+        return IntStream.range(0, consumers).mapToObj(i -> "reader-" + i).toList();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.benchmarks.GenerationBenchmark.Run;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The generation benchmark's CSV and its Markdown tables (figures 4, 5 and 6 of seed 001). */
+final class GenerationTables {
+    private GenerationTables() {}
+
+    static String csv(List<Run> runs) {
+        StringBuilder out =
+                new StringBuilder(
+                        "figure,topology,producers,consumers,job,speed,rep,bytes,seconds,mb_per_s,"
+                                + "requested_mb_per_s,achieved_mb_per_s_min,achieved_mb_per_s_avg,"
+                                + "loss_avg,loss_worst,starvation_events\n");
+        for (Run run : runs) {
+            double[] achieved = run.achievedBytesPerSecond();
+            double[] losses = run.losses();
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%d,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d%n",
+                            run.figure(),
+                            run.topology(),
+                            run.producers(),
+                            run.consumers(),
+                            run.job(),
+                            run.speed(),
+                            run.rep(),
+                            run.bytes(),
+                            run.seconds(),
+                            run.mbPerSecond(),
+                            run.requestedBytesPerSecond() / 1e6,
+                            Arrays.stream(achieved).min().orElse(0) / 1e6,
+                            Arrays.stream(achieved).average().orElse(0) / 1e6,
+                            Arrays.stream(losses).average().orElse(0),
+                            Arrays.stream(losses).max().orElse(0),
+                            run.starvationEvents()));
+        }
+        return out.toString();
+    }
+
+    static String markdown(List<Run> runs) {
+        StringBuilder out = new StringBuilder();
+        for (int figure : new int[] {4, 5}) {
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%n**Fig. %d, compute %s.** MB/s from submission to the last chunk"
+                                    + " read (min / median / max), and the bare producers'"
+                                    + " ceiling with as many producers, same run%n%n",
+                            figure,
+                            figure == 4 ? "disabled" : "enabled"));
+            out.append(
+                    "| topology | producers × readers | job | Sluice MB/s | ceiling MB/s | Sluice"
+                            + " / ceiling |\n|---|---|---|---|---|---|\n");
+            for (var group : group(runs, figure).entrySet()) {
+                List<Run> of = group.getValue();
+                Run first = of.get(0);
+                Summary rate = summary(of);
+                Summary ceiling =
+                        summary(
+                                runs.stream()
+                                        .filter(
+                                                r ->
+                                                        r.figure() == 0
+                                                                && r.producers()
+                                                                        == first.producers()
+                                                                && r.job().equals(first.job()))
+                                        .toList());
+                out.append(
+                        String.format(
+                                Locale.ROOT,
+                                "| %s | %d × %d | %s | %s | %s | %.2f |%n",
+                                first.topology(),
+                                first.producers(),
+                                first.consumers(),
+                                first.job(),
+                                rate.format("%.0f"),
+                                ceiling.format("%.0f"),
+                                rate.ratioTo(ceiling)));
+            }
+        }
+        out.append(
+                "\n**Fig. 6, constant speed.** Job "
+                        + runs.stream()
+                                .filter(r -> r.figure() == 6)
+                                .map(Run::job)
+                                .findFirst()
+                                .orElse("-")
+                        + " with compute; each stream read at a share of the topology's Fig. 5"
+                        + " median; loss = 1 − achieved / requested per stream\n\n");
+        out.append(
+                "| topology | speed | requested MB/s per stream | achieved MB/s per stream"
+                        + " (min / median / max) | loss avg | loss worst | starvation events |\n"
+                        + "|---|---|---|---|---|---|---|\n");
+        for (var group : group(runs, 6).entrySet()) {
+            List<Run> of = group.getValue();
+            Run first = of.get(0);
+            double[] achieved =
+                    of.stream()
+                            .flatMapToDouble(r -> Arrays.stream(r.achievedBytesPerSecond()))
+                            .map(a -> a / 1e6)
+                            .toArray();
+            double[] losses =
+                    of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "| %s | %.0f %% | %.1f | %s | %.2f %% | %.2f %% | %d |%n",
+                            first.topology(),
+                            first.speed() * 100,
+                            first.requestedBytesPerSecond() / 1e6,
+                            Summary.of(achieved).format("%.1f"),
+                            100 * Arrays.stream(losses).average().orElse(0),
+                            100 * Arrays.stream(losses).max().orElse(0),
+                            of.stream().mapToLong(Run::starvationEvents).sum()));
+        }
+        return out.toString();
+    }
+
+    private static Map<String, List<Run>> group(List<Run> runs, int figure) {
+        return runs.stream()
+                .filter(r -> r.figure() == figure)
+                .collect(
+                        Collectors.groupingBy(
+                                r -> r.topology() + "/" + r.job() + "/" + r.speed(),
+                                LinkedHashMap::new,
+                                Collectors.toList()));
+    }
+
+    private static Summary summary(List<Run> runs) {
+        return Summary.of(runs.stream().mapToDouble(Run::mbPerSecond).toArray());
+    }
+}
