@@ -1,5 +1,6 @@
 #include "ingest/message_source.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -14,8 +15,14 @@ constexpr size_t kConsumeBatch = 256;
 
 Status QueueSource::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
   std::array<rd_kafka_message_t*, kConsumeBatch> messages{};
-  const ssize_t count = rd_kafka_consume_batch_queue(queue_, static_cast<int>(timeout.count()),
-                                                     messages.data(), messages.size());
+  // The batch call waits until its whole batch is there or the timeout passes, even with
+  // messages at hand: a stream of large chunks, which never fills a batch, would wait out every
+  // timeout. So wait for one message alone, then take what else is queued without waiting.
+  messages[0] = rd_kafka_consume_queue(queue_, static_cast<int>(timeout.count()));
+  if (messages[0] == nullptr) return Status::OK();
+  const ssize_t more =
+      rd_kafka_consume_batch_queue(queue_, 0, messages.data() + 1, messages.size() - 1);
+  const ssize_t count = 1 + std::max<ssize_t>(more, 0);
   Status failure = Status::OK();
   for (ssize_t i = 0; i < count; ++i) {
     KafkaMessage message(messages[static_cast<size_t>(i)]);

@@ -55,7 +55,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>A job's throughput is seed 001's: its bytes over the time from its submission to the last
  * chunk read. Arguments: {@code --brokerd PATH}, {@code --results DIR}, {@code --reps K} (3),
- * {@code --jobs A,B/6}.
+ * {@code --jobs A,B/6} (Fig. 6 paces the last), {@code --topologies T,T}, {@code --figures 4,5,6}.
  */
 public final class GenerationBenchmark {
     static final String[] TOPOLOGIES = {"one-to-one", "one-to-many", "many-to-one", "many-to-many"};
@@ -100,12 +100,23 @@ public final class GenerationBenchmark {
     private final Path results;
     private final AtomicInteger ids = new AtomicInteger();
 
+    private final List<String> topologies;
+    private final List<Integer> figures;
+
     private GenerationBenchmark(
-            Path brokerd, URI image, int reps, List<PrintJob> jobs, Path results) {
+            Path brokerd,
+            URI image,
+            int reps,
+            List<PrintJob> jobs,
+            List<String> topologies,
+            List<Integer> figures,
+            Path results) {
         this.brokerd = brokerd;
         this.image = image;
         this.reps = reps;
         this.jobs = jobs;
+        this.topologies = topologies;
+        this.figures = figures;
         this.results = results;
     }
 
@@ -125,6 +136,12 @@ public final class GenerationBenchmark {
                         Arrays.stream(options.getOrDefault("--jobs", "A,B/6").split(","))
                                 .map(PrintJob::preset)
                                 .toList(),
+                        List.of(
+                                options.getOrDefault("--topologies", String.join(",", TOPOLOGIES))
+                                        .split(",")),
+                        Arrays.stream(options.getOrDefault("--figures", "4,5,6").split(","))
+                                .map(Integer::valueOf)
+                                .toList(),
                         results);
         for (int producers = 1; producers <= 2; producers++) {
             benchmark.runAll(producers);
@@ -136,8 +153,7 @@ public final class GenerationBenchmark {
 
     /** Every measurement with {@code producers} producers, on parts started for them. */
     private void runAll(int producers) throws Exception {
-        long largestTask =
-                jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
+        long largestTask = jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
         try (EmbeddedSluice sluice =
                 EmbeddedSluice.builder()
                         .brokerdBinary(brokerd)
@@ -151,30 +167,40 @@ public final class GenerationBenchmark {
                         .start()) {
             sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
             List<String> topologies =
-                    Arrays.stream(TOPOLOGIES)
-                            .filter(t -> producers(t) == producers)
-                            .toList();
+                    Arrays.stream(TOPOLOGIES).filter(t -> producers(t) == producers).toList();
             // Unmeasured: the JIT, the page cache, the first metadata lookups.
             run(sluice, 0, topologies.get(0), jobs.get(0), false, 0, 0, 0);
             for (int rep = 1; rep <= reps; rep++) {
                 for (PrintJob job : jobs) {
                     runs.add(ceiling(sluice, producers, job, rep));
                     for (String topology : topologies) {
-                        for (boolean compute : new boolean[] {false, true}) {
+                        for (int figure : List.of(4, 5)) {
+                            if (!figures.contains(figure)
+                                    && !(figure == 5 && figures.contains(6))) {
+                                continue;
+                            }
+                            boolean compute = figure == 5;
                             runs.add(
-                                    run(sluice, compute ? 5 : 4, topology, job, compute, 0, 0, rep));
+                                    run(
+                                            sluice,
+                                            compute ? 5 : 4,
+                                            topology,
+                                            job,
+                                            compute,
+                                            0,
+                                            0,
+                                            rep));
                             save();
                         }
                     }
                 }
             }
             PrintJob paced = jobs.get(jobs.size() - 1);
-            for (String topology : topologies) {
+            for (String topology : figures.contains(6) ? topologies : List.<String>of()) {
                 double max = medianRate(5, topology, paced) * 1e6 / 4;
                 for (double speed : SPEEDS) {
                     for (int rep = 1; rep <= reps; rep++) {
-                        runs.add(
-                                run(sluice, 6, topology, paced, true, speed, speed * max, rep));
+                        runs.add(run(sluice, 6, topology, paced, true, speed, speed * max, rep));
                         save();
                     }
                 }
@@ -224,7 +250,8 @@ public final class GenerationBenchmark {
                 spec.streams().stream()
                         .filter(s -> s.outputLocation().equals(location))
                         .forEach(s -> args.add(s.name()));
-                Process reader = ChildProcess.start(ChildProcess.java(GenerationReader.class, args));
+                Process reader =
+                        ChildProcess.start(ChildProcess.java(GenerationReader.class, args));
                 readers.add(reader);
                 awaitReady(reader);
             }
@@ -242,8 +269,16 @@ public final class GenerationBenchmark {
                 throw new IllegalStateException(
                         id + " " + status + ": " + bytes + " of " + 4 * print.channelBytes());
             }
+            long first =
+                    outcomes.stream()
+                            .mapToLong(o -> Long.parseLong(o.get("first_ns")))
+                            .min()
+                            .orElseThrow();
             long last =
-                    outcomes.stream().mapToLong(o -> Long.parseLong(o.get("last_ns"))).max().orElseThrow();
+                    outcomes.stream()
+                            .mapToLong(o -> Long.parseLong(o.get("last_ns")))
+                            .max()
+                            .orElseThrow();
             double[] achieved =
                     outcomes.stream()
                             .flatMap(o -> Arrays.stream(o.get("rates").split(",")))
@@ -270,13 +305,15 @@ public final class GenerationBenchmark {
                             starved);
             System.err.printf(
                     Locale.ROOT,
-                    "fig %d %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, starved %d%n",
+                    "fig %d %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, first chunk after"
+                            + " %.2f s, starved %d%n",
                     figure,
                     topology,
                     print.name(),
                     compute,
                     rate / 1e6,
                     run.mbPerSecond(),
+                    (first - submitted) / 1e9,
                     starved);
             return run;
         } finally {
@@ -287,8 +324,8 @@ public final class GenerationBenchmark {
 
     /**
      * Bare Kafka producers, as many as the pipeline's, writing the job's bytes in records of the
-     * chunk size with the sink's settings (acks=all) to a topic of as many partitions: the rate
-     * the runtime's transfer cannot beat on this broker.
+     * chunk size with the sink's settings (acks=all) to a topic of as many partitions: the rate the
+     * runtime's transfer cannot beat on this broker.
      */
     private Run ceiling(EmbeddedSluice sluice, int producers, PrintJob print, int rep)
             throws Exception {
@@ -364,7 +401,8 @@ public final class GenerationBenchmark {
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (String topic : topics) {
                 IntStream.range(0, PARTITIONS)
-                        .forEach(p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
+                        .forEach(
+                                p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
             }
             Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
             admin.listOffsets(latest)

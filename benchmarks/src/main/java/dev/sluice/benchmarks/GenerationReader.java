@@ -31,7 +31,8 @@ public final class GenerationReader {
 
     private GenerationReader() {}
 
-    record StreamResult(long bytes, long chunks, long firstNanos, long lastNanos, StreamReaderStats stats) {}
+    record StreamResult(
+            long bytes, long chunks, long firstNanos, long lastNanos, StreamReaderStats stats) {}
 
     public static void main(String[] args) throws Exception {
         Path socket = Path.of(args[0]);
@@ -69,7 +70,12 @@ public final class GenerationReader {
                 done.stream().mapToLong(StreamResult::firstNanos).min().orElseThrow(),
                 done.stream().mapToLong(StreamResult::lastNanos).max().orElseThrow(),
                 done.stream()
-                        .map(r -> String.format(Locale.ROOT, "%.0f", r.stats().achievedRateBytesPerSecond()))
+                        .map(
+                                r ->
+                                        String.format(
+                                                Locale.ROOT,
+                                                "%.0f",
+                                                r.stats().achievedRateBytesPerSecond()))
                         .collect(Collectors.joining(",")),
                 done.stream()
                         .map(r -> Long.toString(r.stats().starvationEvents()))

@@ -107,8 +107,7 @@ final class GenerationTables {
                             .flatMapToDouble(r -> Arrays.stream(r.achievedBytesPerSecond()))
                             .map(a -> a / 1e6)
                             .toArray();
-            double[] losses =
-                    of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
+            double[] losses = of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
             out.append(
                     String.format(
                             Locale.ROOT,

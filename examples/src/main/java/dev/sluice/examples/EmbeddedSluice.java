@@ -30,8 +30,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * from Maven artifacts), {@code sluice-brokerd} on a Unix socket next to it, and the generation
  * pipeline ({@link GenerationSource} into {@link SluiceSink}) running on a Flink MiniCluster. Jobs
  * go in through {@link #jobs()}, the real submission path, and their streams come out through
- * {@link #reader}, as on an output-location node. The demo and the generation benchmarks run on
- * it; closing it stops everything it started, in reverse.
+ * {@link #reader}, as on an output-location node. The demo and the generation benchmarks run on it;
+ * closing it stops everything it started, in reverse.
  */
 public final class EmbeddedSluice implements AutoCloseable {
     private final KafkaBroker broker;
@@ -195,7 +195,9 @@ public final class EmbeddedSluice implements AutoCloseable {
             return this;
         }
 
-        /** The {@code sluice-brokerd} executable; {@link BrokerdProcess#defaultBinary()} if unset. */
+        /**
+         * The {@code sluice-brokerd} executable; {@link BrokerdProcess#defaultBinary()} if unset.
+         */
         public Builder brokerdBinary(Path binary) {
             this.brokerdBinary = Objects.requireNonNull(binary);
             return this;

@@ -97,13 +97,7 @@ final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
                             + raster.length);
         }
         return new Result(
-                channel,
-                raster,
-                nextSeq,
-                digest.digest(),
-                stats,
-                first,
-                System.nanoTime());
+                channel, raster, nextSeq, digest.digest(), stats, first, System.nanoTime());
     }
 
     private void accept(ByteBuffer payload, MessageDigest digest) {

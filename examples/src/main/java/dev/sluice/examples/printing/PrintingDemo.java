@@ -120,7 +120,8 @@ public final class PrintingDemo {
             Path composite) {
 
         public boolean ok() {
-            return state == JobState.COMPLETED && channels.stream().allMatch(ChannelReport::matches);
+            return state == JobState.COMPLETED
+                    && channels.stream().allMatch(ChannelReport::matches);
         }
     }
 
@@ -242,7 +243,10 @@ public final class PrintingDemo {
                         new ProgressBar.Line(
                                 spec.id(),
                                 4 * job.channelBytes(),
-                                () -> channels.stream().mapToLong(ChannelReceiver::received).sum()));
+                                () ->
+                                        channels.stream()
+                                                .mapToLong(ChannelReceiver::received)
+                                                .sum()));
             }
             long submitted = System.nanoTime();
             specs.forEach(sluice.jobs()::submit);
@@ -290,7 +294,8 @@ public final class PrintingDemo {
             PrintStream out)
             throws Exception {
         JobStatus status =
-                sluice.jobs().awaitStatus(spec.id(), s -> s.state().isTerminal(), options.timeout());
+                sluice.jobs()
+                        .awaitStatus(spec.id(), s -> s.state().isTerminal(), options.timeout());
         Map<Channel, ChannelReceiver.Result> received = new EnumMap<>(Channel.class);
         long last = 0;
         for (Future<ChannelReceiver.Result> future : futures) {
@@ -386,13 +391,14 @@ public final class PrintingDemo {
         out.println();
         out.println(
                 ok
-                        ? "every channel arrived complete, in order, and equal to the sequential run"
+                        ? "every channel arrived complete, in order, and equal to the sequential"
+                                + " run"
                         : "MISMATCH: see the rows above");
     }
 
     /**
-     * Chunks of 256 KiB, or smaller for a small job, so that even a small channel comes as a run
-     * of chunks computed by several tasks on both producers.
+     * Chunks of 256 KiB, or smaller for a small job, so that even a small channel comes as a run of
+     * chunks computed by several tasks on both producers.
      */
     static int chunkSize(PrintJob job) {
         long chunk = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, job.channelBytes() / 32));

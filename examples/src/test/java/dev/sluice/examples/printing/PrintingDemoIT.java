@@ -46,9 +46,9 @@ class PrintingDemoIT {
                 assertThat(channel.streamedSha256())
                         .as(report.jobId() + " " + channel.channel())
                         .isEqualTo(channel.sequentialSha256());
-                // Paced: never faster than the printer's speed (a little over it at most, as the
-                // rate counts every chunk but the last over the time to the last).
-                assertThat(channel.bytesPerSecond()).isBetween(0.5 * speed, 1.1 * speed);
+                // Paced: never faster than the printer's speed (how much slower is the benchmarks'
+                // business, not a test's).
+                assertThat(channel.bytesPerSecond()).isPositive().isLessThanOrEqualTo(speed);
                 BufferedImage png = ImageIO.read(channel.png().toFile());
                 assertThat(png.getWidth()).isEqualTo(job.widthPx());
                 assertThat(png.getHeight()).isEqualTo(job.heightPx());
