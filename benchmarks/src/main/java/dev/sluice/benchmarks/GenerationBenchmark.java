@@ -153,6 +153,11 @@ public final class GenerationBenchmark {
 
     /** Every measurement with {@code producers} producers, on parts started for them. */
     private void runAll(int producers) throws Exception {
+        List<String> topologies =
+                this.topologies.stream().filter(t -> producers(t) == producers).toList();
+        if (topologies.isEmpty()) {
+            return;
+        }
         long largestTask = jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
         try (EmbeddedSluice sluice =
                 EmbeddedSluice.builder()
@@ -166,8 +171,6 @@ public final class GenerationBenchmark {
                         .brokerProperty("log.segment.delete.delay.ms", "1000")
                         .start()) {
             sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
-            List<String> topologies =
-                    Arrays.stream(TOPOLOGIES).filter(t -> producers(t) == producers).toList();
             // Unmeasured: the JIT, the page cache, the first metadata lookups.
             run(sluice, 0, topologies.get(0), jobs.get(0), false, 0, 0, 0);
             for (int rep = 1; rep <= reps; rep++) {
@@ -180,16 +183,7 @@ public final class GenerationBenchmark {
                                 continue;
                             }
                             boolean compute = figure == 5;
-                            runs.add(
-                                    run(
-                                            sluice,
-                                            compute ? 5 : 4,
-                                            topology,
-                                            job,
-                                            compute,
-                                            0,
-                                            0,
-                                            rep));
+                            runs.add(run(sluice, figure, topology, job, compute, 0, 0, rep));
                             save();
                         }
                     }

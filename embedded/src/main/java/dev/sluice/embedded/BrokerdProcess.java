@@ -32,8 +32,10 @@ public final class BrokerdProcess implements AutoCloseable {
     private final Path socket;
     private final Path logFile;
     private final Consumer<String> listener;
-    private Process process;
+    private volatile Process process;
     private String metricsAddress;
+    // A daemon must not outlive the JVM that started it, even when close() is never called.
+    private final Thread shutdownHook = new Thread(this::destroyOnExit, "sluice-brokerd-shutdown");
 
     private BrokerdProcess(
             List<String> command, Path socket, Path logFile, Consumer<String> listener) {
@@ -89,7 +91,15 @@ public final class BrokerdProcess implements AutoCloseable {
         Path logFile = socket.resolveSibling(socket.getFileName() + ".log");
         BrokerdProcess daemon = new BrokerdProcess(List.copyOf(command), socket, logFile, listener);
         daemon.launch();
+        Runtime.getRuntime().addShutdownHook(daemon.shutdownHook);
         return daemon;
+    }
+
+    private void destroyOnExit() {
+        Process running = process;
+        if (running != null && running.isAlive()) {
+            running.destroy();
+        }
     }
 
     private void launch() throws IOException {
@@ -191,6 +201,11 @@ public final class BrokerdProcess implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process.isAlive()) {
             stop();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook runs, or ran, on its own.
         }
     }
 }

@@ -62,7 +62,7 @@ public final class PrintingDemo {
 
         static Options parse(String[] args) {
             List<PrintJob> jobs = List.of(PrintJob.A, PrintJob.B.scaled(8));
-            long speed = 8_000_000;
+            long speed = 1_500_000;
             Path image = null;
             Path out = Path.of("demo-output");
             Path brokerd = null;

@@ -12,6 +12,7 @@ import dev.sluice.flink.generation.split.ComputeTaskSplit;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -66,6 +67,10 @@ public final class GenerationEnumerator
     private final LongSupplier clock;
     private final Map<String, ScheduledJob> jobs = new LinkedHashMap<>();
     private final Set<String> finishedJobs = new HashSet<>();
+    // Readers open before their job is submitted (it starts once every stream has one), so their
+    // first progress records usually come before the job: kept for it, a reader timeout at most,
+    // or the job would wait for the readers' next heartbeat, a second later.
+    private final Map<String, EarlyProgress> earlyProgress = new HashMap<>();
     // Producers' unanswered requests for work, in the order they came.
     private final Map<Integer, Integer> wanting = new LinkedHashMap<>();
     private final Map<Integer, String> producerHosts = new HashMap<>();
@@ -157,12 +162,19 @@ public final class GenerationEnumerator
         }
         jobs.put(id, new ScheduledJob(spec, JobState.ACCEPTED, clock.getAsLong(), this::hostOf));
         publish(id, JobState.ACCEPTED, null);
+        EarlyProgress early = earlyProgress.remove(id);
+        if (early != null) {
+            early.records().forEach(this::progress);
+        }
         startIfReady(jobs.get(id));
     }
 
     private void progress(DeliveryProgress progress) {
         ScheduledJob job = jobs.get(progress.job());
         if (job == null) {
+            if (!finishedJobs.contains(progress.job())) {
+                keepEarly(progress);
+            }
             return;
         }
         boolean complete = job.progress(progress, clock.getAsLong());
@@ -181,8 +193,27 @@ public final class GenerationEnumerator
         }
     }
 
+    private void keepEarly(DeliveryProgress progress) {
+        EarlyProgress early =
+                earlyProgress.computeIfAbsent(
+                        progress.job(),
+                        job -> new EarlyProgress(clock.getAsLong(), new HashMap<>()));
+        // The latest record of each reader is all the job needs from it.
+        early.latest().put(progress.stream() + "#" + progress.readerIndex(), progress);
+    }
+
+    /** Progress of a job not submitted yet: since when, and each reader's latest record. */
+    private record EarlyProgress(long sinceMillis, Map<String, DeliveryProgress> latest) {
+        Collection<DeliveryProgress> records() {
+            return latest.values();
+        }
+    }
+
     private void expireWaitingJobs() {
         long now = clock.getAsLong();
+        earlyProgress
+                .values()
+                .removeIf(early -> now - early.sinceMillis() > settings.readerTimeout().toMillis());
         for (ScheduledJob job : List.copyOf(jobs.values())) {
             if (job.state == JobState.ACCEPTED
                     && now - job.sinceMillis > settings.readerTimeout().toMillis()) {

@@ -101,6 +101,27 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void readersThatAnnouncedThemselvesBeforeTheSubmissionStartTheJobAtOnce() {
+        for (String stream : List.of("c0", "c1")) {
+            control.progress.add(new DeliveryProgress("early", stream, 0, 1, -1, 0, false));
+        }
+        turn();
+        control.commands.add(new JobCommand.Submit(job("early")));
+        turn();
+        assertThat(control.states("early")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+
+        // Announcements older than the reader timeout are forgotten: the job waits for readers.
+        control.progress.add(new DeliveryProgress("late", "c0", 0, 1, -1, 0, false));
+        control.progress.add(new DeliveryProgress("late", "c1", 0, 1, -1, 0, false));
+        turn();
+        clock.addAndGet(SETTINGS.readerTimeout().toMillis() + 1);
+        turn();
+        control.commands.add(new JobCommand.Submit(job("late")));
+        turn();
+        assertThat(control.states("late")).containsExactly(JobState.ACCEPTED);
+    }
+
+    @Test
     void concurrentJobsTakeTurns() {
         submitAndStart(job("a"));
         submitAndStart(job("b"));
