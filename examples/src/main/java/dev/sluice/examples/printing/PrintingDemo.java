@@ -221,7 +221,6 @@ public final class PrintingDemo {
         try {
             // Every reader is there before its job is submitted: a job starts once each of its
             // streams has its reader.
-            List<List<ChannelReceiver>> receivers = new ArrayList<>();
             List<List<Future<ChannelReceiver.Result>>> results = new ArrayList<>();
             List<ProgressBar.Line> lines = new ArrayList<>();
             for (int i = 0; i < specs.size(); i++) {
@@ -237,7 +236,6 @@ public final class PrintingDemo {
                     channels.add(receiver);
                     futures.add(threads.submit(receiver));
                 }
-                receivers.add(channels);
                 results.add(futures);
                 lines.add(
                         new ProgressBar.Line(
