@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 
 /**
  * Every chunk of one stream, in {@code seq} order, each once: what {@link ChunkDelivery} paces and
- * shares out. The real one reads a CHUNK_STREAMS subscription ({@link SubscriptionChunkSource});
+ * shares out. The real one reads a CHUNK_STREAMS subscription ({@link SharedChunkSubscription});
  * tests script one against a fake clock.
  */
 @Internal

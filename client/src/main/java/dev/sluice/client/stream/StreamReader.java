@@ -2,7 +2,6 @@ package dev.sluice.client.stream;
 
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.brokerd.BrokerdClient;
-import dev.sluice.client.brokerd.ChunkSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.StreamSpec;
@@ -362,23 +361,40 @@ public final class StreamReader implements AutoCloseable {
         public StreamReader open() throws IOException {
             Settings settings = check();
             Producer<byte[], byte[]> producer = null;
-            ChunkSubscription subscription = null;
+            ChunkSource source = null;
             try {
                 if (bootstrapServers != null) {
                     producer = producer();
                 }
+                // Every slot may hold a batch some reader of the shared subscription still reads.
                 SubscriptionRequest.Builder request =
                         SubscriptionRequest.builder(settings.topic)
                                 .chunkStreams(job)
                                 .slots(slotCount, settings.slotSize)
+                                .maxOpenBatches(slotCount)
                                 .reorderWindowBytes(reorderWindowBytes);
+                String partitionsRead;
                 if (localLeaders) {
                     request.localLeaders();
+                    partitionsRead = "local leaders";
                 } else {
                     int count = partitions > 0 ? partitions : partitionCount(producer, settings);
                     request.partitions(count, StartPosition.EARLIEST);
+                    partitionsRead = Integer.toString(count);
                 }
-                subscription = brokerd.subscribeChunks(request.build());
+                source =
+                        SharedChunkSubscription.join(
+                                brokerd,
+                                request.build(),
+                                String.join(
+                                        "/",
+                                        settings.topic,
+                                        job,
+                                        partitionsRead,
+                                        Integer.toString(slotCount),
+                                        Long.toString(settings.slotSize),
+                                        Long.toString(reorderWindowBytes)),
+                                stream);
                 ProgressReporter reporter = null;
                 if (producer != null) {
                     reporter = new ProgressReporter(producer, progressTopic, Duration.ofSeconds(5));
@@ -390,7 +406,7 @@ public final class StreamReader implements AutoCloseable {
                                 settings.topic,
                                 readerIndex,
                                 readerCount,
-                                new SubscriptionChunkSource(subscription, stream),
+                                source,
                                 settings.rate,
                                 reporter);
                 if (reporter != null) {
@@ -403,9 +419,9 @@ public final class StreamReader implements AutoCloseable {
                 }
                 return reader;
             } catch (IOException | RuntimeException e) {
-                if (subscription != null) {
+                if (source != null) {
                     try {
-                        subscription.close();
+                        source.close();
                     } catch (IOException suppressed) {
                         e.addSuppressed(suppressed);
                     }

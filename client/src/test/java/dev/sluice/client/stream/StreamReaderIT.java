@@ -323,6 +323,70 @@ class StreamReaderIT {
     }
 
     @Test
+    void readersOfOneJobAndTopicShareOneSubscriptionAndALateReaderGetsItsOwn() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        String job = uniqueName("job");
+        List<String> inks = List.of("cyan", "magenta", "yellow", "black");
+        int before = SharedChunkSubscription.openCount();
+        List<StreamReader> readers = new ArrayList<>();
+        for (String ink : inks) {
+            readers.add(
+                    StreamReader.builder(brokerd, job, ink)
+                            .topic(topic)
+                            .partitions(PARTITIONS)
+                            .open());
+        }
+        assertThat(SharedChunkSubscription.openCount()).isEqualTo(before + 1);
+        int chunks = 30;
+        int size = 2000;
+        produce(topic, job, inks, chunks, size);
+
+        ExecutorService threads = Executors.newFixedThreadPool(inks.size());
+        try {
+            List<Future<List<Long>>> seqs = new ArrayList<>();
+            for (StreamReader reader : readers) {
+                seqs.add(
+                        threads.submit(
+                                () -> {
+                                    try (reader) {
+                                        return readToEnd(reader, size);
+                                    }
+                                }));
+            }
+            for (Future<List<Long>> read : seqs) {
+                assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                        .isEqualTo(range(0, chunks, 1));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(SharedChunkSubscription.openCount()).isEqualTo(before);
+
+        // A reader of a stream already under way cannot join: it reads alone, from the start.
+        try (StreamReader first =
+                        StreamReader.builder(brokerd, job, "cyan")
+                                .topic(topic)
+                                .partitions(PARTITIONS)
+                                .open();
+                StreamReader late =
+                        StreamReader.builder(brokerd, job, "magenta")
+                                .topic(topic)
+                                .partitions(PARTITIONS)
+                                .open()) {
+            assertThat(readToEnd(first, size)).isEqualTo(range(0, chunks, 1));
+            try (StreamReader again =
+                    StreamReader.builder(brokerd, job, "cyan")
+                            .topic(topic)
+                            .partitions(PARTITIONS)
+                            .open()) {
+                assertThat(SharedChunkSubscription.openCount()).isEqualTo(before + 1);
+                assertThat(readToEnd(again, size)).isEqualTo(range(0, chunks, 1));
+            }
+            assertThat(readToEnd(late, size)).isEqualTo(range(0, chunks, 1));
+        }
+    }
+
+    @Test
     void readersSharingAStreamGetExactlyTheirResidueClassesAndBothSeeTheEnd() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
         // An odd count: the last chunk is reader 0's, so reader 1 must see the end passing by.

@@ -1,0 +1,315 @@
+package dev.sluice.client.stream;
+
+import dev.sluice.client.annotation.Internal;
+import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.brokerd.ChunkBatch;
+import dev.sluice.client.brokerd.ChunkSubscription;
+import dev.sluice.client.brokerd.SubscriptionRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.vector.VarBinaryVector;
+
+/**
+ * One CHUNK_STREAMS subscription shared by the {@link StreamReader}s of one job and chunk topic in
+ * this process, seed 003's "only one RPC": the daemon fetches the topic, orders the job's streams
+ * and copies each chunk into shared memory once, not once per reader. Without it, the four readers
+ * of a print job's inks at one output location made the broker serve every chunk four times.
+ *
+ * <p>The subscription is not thread-safe, so a dispatcher thread owns it: it polls, hands each
+ * chunk to the readers of its stream, and closes a batch once every reader that got one of its
+ * chunks is done with it. The readers advance together within the segment: one that stops reading
+ * keeps its batches, and once they hold every slot the others wait too (the daemon pauses), which
+ * is one subscription's backpressure.
+ *
+ * <p>A reader joins only while its stream has not been seen: the chunks handed out before it came
+ * are gone, so a reader of a stream already under way gets a subscription of its own (not shared,
+ * from the topic's start, as every reader's was before).
+ */
+@Internal
+final class SharedChunkSubscription {
+    // How long the dispatcher waits in one poll: a reader's release waits at most this long
+    // before its batch is closed, and the thread wakes this often when the topic is quiet.
+    private static final Duration POLL = Duration.ofMillis(5);
+    private static final Map<List<Object>, SharedChunkSubscription> OPEN = new HashMap<>();
+
+    // Null for a reader's own, unshared subscription.
+    private final List<Object> key;
+    private final ChunkSubscription subscription;
+    private final int maxOpenBatches;
+    private final Map<String, List<Member>> members = new HashMap<>();
+    // Streams whose chunks were handed out, or passed over for want of a reader.
+    private final Set<String> seen = new HashSet<>();
+    private final LinkedBlockingQueue<SharedBatch> finished = new LinkedBlockingQueue<>();
+    private final Thread dispatcher;
+    private int openBatches;
+    private volatile IOException failure;
+    private volatile boolean stopping;
+
+    private SharedChunkSubscription(
+            List<Object> key, ChunkSubscription subscription, SubscriptionRequest request) {
+        this.key = key;
+        this.subscription = subscription;
+        this.maxOpenBatches = request.maxOpenBatches();
+        this.dispatcher = new Thread(this::dispatch, "sluice-chunks-" + request.topic());
+        dispatcher.setDaemon(true);
+    }
+
+    /**
+     * A source of {@code stream}'s chunks from the shared subscription that {@code request} (with
+     * {@code settings} describing it) names, opening it if there is none or if the stream is
+     * already under way in it.
+     */
+    static ChunkSource join(
+            BrokerdClient brokerd, SubscriptionRequest request, String settings, String stream)
+            throws IOException {
+        synchronized (OPEN) {
+            List<Object> key = List.of(brokerd, settings);
+            SharedChunkSubscription shared = OPEN.get(key);
+            if (shared != null && shared.failure != null) {
+                OPEN.remove(key);
+                shared = null;
+            }
+            Member member = shared == null ? null : shared.tryAdd(stream);
+            if (member == null) {
+                // None yet, or the stream is under way in it: this reader reads alone.
+                boolean underWay = shared != null;
+                shared =
+                        new SharedChunkSubscription(
+                                underWay ? null : key, brokerd.subscribeChunks(request), request);
+                if (!underWay) {
+                    OPEN.put(key, shared);
+                }
+                member = shared.tryAdd(stream);
+                shared.dispatcher.start();
+            }
+            return member;
+        }
+    }
+
+    /** Shared subscriptions open in this process; for tests. */
+    static int openCount() {
+        synchronized (OPEN) {
+            return OPEN.size();
+        }
+    }
+
+    /** A new reader of {@code stream}, or null if its chunks were handed out already. */
+    private synchronized Member tryAdd(String stream) {
+        if (seen.contains(stream)) {
+            return null;
+        }
+        Member member = new Member(stream);
+        members.computeIfAbsent(stream, s -> new ArrayList<>()).add(member);
+        return member;
+    }
+
+    private void leave(Member member) {
+        boolean last;
+        synchronized (OPEN) {
+            synchronized (this) {
+                List<Member> ofStream = members.get(member.stream);
+                ofStream.remove(member);
+                if (ofStream.isEmpty()) {
+                    members.remove(member.stream);
+                }
+                last = members.isEmpty();
+            }
+            for (Row row; (row = member.inbox.poll()) != null; ) {
+                row.done();
+            }
+            if (last) {
+                if (key != null) {
+                    OPEN.remove(key);
+                }
+                stopping = true;
+            }
+        }
+        if (last) {
+            // Closed when the reader's close() returns, as an unshared subscription would be.
+            try {
+                dispatcher.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void dispatch() {
+        try {
+            while (!stopping) {
+                closeFinished(0);
+                if (openBatches >= maxOpenBatches) {
+                    closeFinished(POLL.toNanos());
+                    continue;
+                }
+                ChunkBatch batch = subscription.poll(POLL);
+                if (batch != null) {
+                    openBatches++;
+                    handOut(batch);
+                }
+            }
+        } catch (IOException e) {
+            failure = e;
+        } catch (InterruptedException e) {
+            failure = new IOException("interrupted", e);
+        } catch (RuntimeException e) {
+            failure = new IOException(e.getMessage(), e);
+        } finally {
+            try {
+                subscription.close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+    }
+
+    /** Closes the batches every reader is done with, waiting up to {@code nanos} for one. */
+    private void closeFinished(long nanos) throws IOException, InterruptedException {
+        SharedBatch done = nanos > 0 ? finished.poll(nanos, TimeUnit.NANOSECONDS) : finished.poll();
+        while (done != null) {
+            done.batch.close();
+            openBatches--;
+            done = finished.poll();
+        }
+    }
+
+    private void handOut(ChunkBatch batch) throws IOException {
+        SharedBatch shared = new SharedBatch(batch);
+        List<Member> targets = new ArrayList<>();
+        List<Integer> indices = new ArrayList<>();
+        synchronized (this) {
+            for (int i = 0; i < batch.chunkCount(); i++) {
+                String stream = batch.stream(i);
+                seen.add(stream);
+                for (Member member : members.getOrDefault(stream, List.of())) {
+                    targets.add(member);
+                    indices.add(i);
+                }
+            }
+            // Counted before any reader can finish one.
+            shared.readers.set(targets.size());
+            for (int k = 0; k < targets.size(); k++) {
+                targets.get(k).inbox.add(new Row(shared, indices.get(k)));
+            }
+        }
+        if (targets.isEmpty()) {
+            batch.close();
+            openBatches--;
+        }
+    }
+
+    /** A batch and how many of its handed-out chunks are not done yet. */
+    private static final class SharedBatch {
+        final ChunkBatch batch;
+        final AtomicInteger readers = new AtomicInteger();
+
+        SharedBatch(ChunkBatch batch) {
+            this.batch = batch;
+        }
+    }
+
+    /** One reader's view: its stream's chunks, in the order the daemon put them. */
+    private final class Member implements ChunkSource {
+        final String stream;
+        final LinkedBlockingQueue<Row> inbox = new LinkedBlockingQueue<>();
+        // Handed out, not yet done: done on close, so that the others get its slot back.
+        private Row current;
+        private boolean closed;
+
+        Member(String stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public Chunk next(long timeoutNanos) throws IOException {
+            Row row;
+            try {
+                row =
+                        timeoutNanos <= 0
+                                ? inbox.poll()
+                                : inbox.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for a chunk", e);
+            }
+            if (row == null && failure != null) {
+                throw new IOException("the subscription ended: " + failure.getMessage(), failure);
+            }
+            current = row;
+            return row;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                if (current != null) {
+                    current.done();
+                }
+                leave(this);
+            }
+        }
+    }
+
+    /** One chunk of a shared batch, for one reader. */
+    private final class Row implements ChunkSource.Chunk {
+        private final SharedBatch owner;
+        private final int i;
+        private final long seq;
+        private final boolean eos;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Row(SharedBatch owner, int i) {
+            this.owner = owner;
+            this.i = i;
+            this.seq = owner.batch.seq(i);
+            this.eos = owner.batch.isEndOfStream(i);
+        }
+
+        @Override
+        public long seq() {
+            return seq;
+        }
+
+        @Override
+        public boolean isEndOfStream() {
+            return eos;
+        }
+
+        @Override
+        public ByteBuffer payload() {
+            VarBinaryVector payloads = (VarBinaryVector) owner.batch.root().getVector("payload");
+            int row = owner.batch.row(i);
+            int start = payloads.getStartOffset(row);
+            // The slot's memory itself: a direct buffer over the mapped segment, no copy.
+            return payloads.getDataBuffer()
+                    .nioBuffer(start, payloads.getEndOffset(row) - start)
+                    .asReadOnlyBuffer();
+        }
+
+        @Override
+        public int size() {
+            VarBinaryVector payloads = (VarBinaryVector) owner.batch.root().getVector("payload");
+            int row = owner.batch.row(i);
+            return payloads.getEndOffset(row) - payloads.getStartOffset(row);
+        }
+
+        @Override
+        public void done() {
+            if (done.compareAndSet(false, true) && owner.readers.decrementAndGet() == 0) {
+                finished.add(owner);
+            }
+        }
+    }
+}
