@@ -37,7 +37,7 @@ import javax.imageio.ImageIO;
 public final class PrintingDemo {
     private static final int MAX_CHUNK_BYTES = 256 << 10;
     private static final int MIN_CHUNK_BYTES = 4 << 10;
-    private static final int CHUNKS_PER_TASK = 4;
+    private static final int CHUNKS_PER_TASK = 16;
     private static final int PREVIEW_SIDE_PX = 900;
 
     /**
