@@ -1,20 +1,18 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.embedded.Directories;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The handoff benchmark of issue 3 (benchmarks/README.md): for each record size, K repetitions of
@@ -209,7 +207,7 @@ public final class HandoffBenchmark {
                     received,
                     parse(sent, "cpu_s") + parse(received, "cpu_s"));
         } finally {
-            deleteRecursively(dir);
+            Directories.deleteRecursively(dir);
         }
     }
 
@@ -239,23 +237,6 @@ public final class HandoffBenchmark {
 
     private static double parse(Map<String, String> values, String key) {
         return Double.parseDouble(values.get(key));
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            path -> {
-                                try {
-                                    Files.delete(path);
-                                } catch (IOException e) {
-                                    throw new UncheckedIOException(e);
-                                }
-                            });
-        }
     }
 
     static String csv(List<Run> runs) {

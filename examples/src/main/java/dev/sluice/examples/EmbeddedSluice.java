@@ -7,6 +7,7 @@ import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.Directories;
 import dev.sluice.embedded.KafkaBroker;
 import dev.sluice.flink.generation.GenerationSource;
 import dev.sluice.flink.sink.SluiceSink;
@@ -14,12 +15,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
@@ -46,7 +45,7 @@ public final class EmbeddedSluice implements AutoCloseable {
         List<AutoCloseable> started = new ArrayList<>();
         temporaryDir = settings.workDir == null ? Files.createTempDirectory("sluice-") : null;
         if (temporaryDir != null) {
-            started.add(() -> deleteRecursively(temporaryDir));
+            started.add(() -> Directories.deleteRecursively(temporaryDir));
         }
         try {
             Path work = temporaryDir != null ? temporaryDir : settings.workDir;
@@ -147,23 +146,17 @@ public final class EmbeddedSluice implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        try (AutoCloseable cleanup = () -> deleteRecursively(temporaryDir);
+        try (AutoCloseable cleanup =
+                        () -> {
+                            if (temporaryDir != null) {
+                                Directories.deleteRecursively(temporaryDir);
+                            }
+                        };
                 broker;
                 daemon;
                 jobs) {
             if (!generation.getJobStatus().get().isGloballyTerminalState()) {
                 generation.cancel().get();
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
             }
         }
     }

@@ -96,6 +96,15 @@ class GenerationIT {
                 id, 2, 320 * 1024, 48 * 1024, 16 * 1024, PatternGenerator.class, parameters);
     }
 
+    /** Submits to and watches this test's control topics. */
+    private JobClient jobClient() {
+        return JobClient.builder()
+                .bootstrapServers(KAFKA.bootstrapServers())
+                .jobsTopic(jobsTopic)
+                .statusTopic(statusTopic)
+                .build();
+    }
+
     private StreamReader reader(String job, StreamSpec stream) throws Exception {
         return StreamReader.builder(brokerd, job, stream.name())
                 .topic(ChunkTopics.forOutputLocation(stream.outputLocation()))
@@ -139,12 +148,7 @@ class GenerationIT {
         // abandoned stream of 320 KiB fills: its writer waits.
         var flinkJob = startGeneration(Duration.ofSeconds(3), 48 * 1024);
         ExecutorService readers = Executors.newCachedThreadPool();
-        try (JobClient jobs =
-                JobClient.builder()
-                        .bootstrapServers(KAFKA.bootstrapServers())
-                        .jobsTopic(jobsTopic)
-                        .statusTopic(statusTopic)
-                        .build()) {
+        try (JobClient jobs = jobClient()) {
             List<JobSpec> good = List.of(job("print-a", Map.of()), job("print-b", Map.of()));
             JobSpec broken = job("broken", Map.of("failAt", "2"));
             List<StreamReader> open = new ArrayList<>();
@@ -255,12 +259,7 @@ class GenerationIT {
                         16 * 1024,
                         PatternGenerator.class,
                         Map.of());
-        try (JobClient jobs =
-                JobClient.builder()
-                        .bootstrapServers(KAFKA.bootstrapServers())
-                        .jobsTopic(jobsTopic)
-                        .statusTopic(statusTopic)
-                        .build()) {
+        try (JobClient jobs = jobClient()) {
             List<StreamReader> open = new ArrayList<>();
             List<Future<Long>> lengths = new ArrayList<>();
             AtomicLong read = new AtomicLong();
