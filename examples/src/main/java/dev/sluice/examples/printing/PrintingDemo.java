@@ -74,7 +74,7 @@ public final class PrintingDemo {
                 switch (args[i++]) {
                     case "--jobs" ->
                             jobs = Arrays.stream(value.split(",")).map(PrintJob::preset).toList();
-                    case "--speed" -> speed = Math.round(Double.parseDouble(value) * 1e6);
+                    case "--speed" -> speed = speed(value);
                     case "--image" -> image = Path.of(value);
                     case "--out" -> out = Path.of(value);
                     case "--brokerd" -> brokerd = Path.of(value);
@@ -86,10 +86,22 @@ public final class PrintingDemo {
                                             + " --out DIR --brokerd PATH");
                 }
             }
-            if (speed < 1) {
-                throw new IllegalArgumentException("--speed: a positive rate in MB/s");
-            }
             return new Options(jobs, speed, image, out, brokerd, 2, Duration.ofMinutes(10));
+        }
+
+        private static long speed(String megabytesPerSecond) {
+            double parsed;
+            try {
+                parsed = Double.parseDouble(megabytesPerSecond);
+            } catch (NumberFormatException e) {
+                parsed = Double.NaN;
+            }
+            long bytes = Math.round(parsed * 1e6);
+            if (!(parsed > 0) || bytes < 1) {
+                throw new IllegalArgumentException(
+                        "--speed: a positive rate in MB/s, got '" + megabytesPerSecond + "'");
+            }
+            return bytes;
         }
     }
 
@@ -145,6 +157,9 @@ public final class PrintingDemo {
             throws Exception {
         Files.createDirectories(options.out());
         Path image = options.image() != null ? options.image() : TestChart.write(options.out());
+        if (!Files.isReadable(image)) {
+            throw new IOException("--image: cannot read " + image);
+        }
         BufferedImage input = ImageIO.read(image.toFile());
         if (input == null) {
             throw new IOException(image + " is not an image ImageIO can read");

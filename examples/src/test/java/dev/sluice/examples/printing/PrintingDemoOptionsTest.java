@@ -1,0 +1,68 @@
+package dev.sluice.examples.printing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PrintingDemoOptionsTest {
+
+    @Test
+    void defaultsAreJobsAAndBAtAnEighthReadAtOneAndAHalfMegabytesPerSecond() {
+        PrintingDemo.Options options = PrintingDemo.Options.parse(new String[0]);
+        assertThat(options.jobs()).containsExactly(PrintJob.A, PrintJob.B.scaled(8));
+        assertThat(options.bytesPerSecond()).isEqualTo(1_500_000);
+        assertThat(options.parallelism()).isEqualTo(2);
+    }
+
+    @Test
+    void optionsAreRead() {
+        PrintingDemo.Options options =
+                PrintingDemo.Options.parse(
+                        new String[] {"--jobs", "B/4,C/40", "--speed", "2.5", "--out", "x"});
+        assertThat(options.jobs()).containsExactly(PrintJob.B.scaled(4), PrintJob.C.scaled(40));
+        assertThat(options.bytesPerSecond()).isEqualTo(2_500_000);
+        assertThat(options.out()).isEqualTo(Path.of("x"));
+    }
+
+    @Test
+    void badOptionsAreRefusedWithWhatIsWrong() {
+        assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--colour", "red"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown option --colour")
+                .hasMessageContaining("--jobs");
+        assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--speed"}))
+                .hasMessageContaining("--speed needs a value");
+        for (String speed : List.of("fast", "0", "-1", "NaN")) {
+            assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--speed", speed}))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--speed: a positive rate in MB/s, got '" + speed + "'");
+        }
+        assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--jobs", "Z"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Z");
+    }
+
+    @Test
+    void anImageThatCannotBeReadStopsTheDemoBeforeAnythingStarts(@TempDir Path dir) {
+        Path missing = dir.resolve("missing.png");
+        PrintingDemo.Options options =
+                new PrintingDemo.Options(
+                        List.of(PrintJob.A), 1, missing, dir, null, 2, Duration.ofSeconds(1));
+        assertThatThrownBy(
+                        () ->
+                                PrintingDemo.run(
+                                        options,
+                                        new PrintStream(OutputStream.nullOutputStream()),
+                                        false))
+                .isInstanceOf(IOException.class)
+                .hasMessage("--image: cannot read " + missing);
+    }
+}
