@@ -176,31 +176,7 @@ Result<size_t> BatchEncoder::Encode(uint8_t* out, size_t capacity, size_t body_s
   return total;
 }
 
-void RecordsBatchBuilder::Totals::Add(const Record& record) {
-  ++rows;
-  if (record.key.has_value()) {
-    key_bytes += record.key->size();
-  } else {
-    ++key_nulls;
-  }
-  if (record.value.has_value()) {
-    value_bytes += record.value->size();
-  } else {
-    ++value_nulls;
-  }
-  headers += record.headers.size();
-  for (const auto& header : record.headers) {
-    header_key_bytes += header.key.size();
-    header_value_bytes += header.value.size();
-  }
-}
-
 RecordsBatchBuilder::RecordsBatchBuilder() : BatchEncoder(RecordsSchema()) {}
-
-void RecordsBatchBuilder::Add(const Record& record) {
-  rows_.push_back(record);
-  totals_.Add(record);
-}
 
 size_t RecordsBatchBuilder::EncodedSizeWith(const Record& record) const {
   Totals totals = totals_;
@@ -218,45 +194,42 @@ size_t RecordsBatchBuilder::EncodedSize(const Totals& t) const {
 
 std::vector<ArrayDataPtr> RecordsBatchBuilder::FillBody(BodyWriter& body) const {
   const auto& fields = RecordsSchema()->fields();
-  const size_t n = rows_.size();
+  const size_t n = num_rows();
+  auto emit_all = [](const std::vector<MaybeBytes>& column) {
+    return [&column](auto emit) {
+      for (const MaybeBytes& bytes : column) {
+        emit(bytes.present ? std::optional<std::string_view>(std::in_place, bytes.data, bytes.size)
+                           : std::nullopt);
+      }
+    };
+  };
   std::vector<ArrayDataPtr> columns;
-  columns.push_back(WriteFixed<int32_t>(body, fields[0]->type(), n,
-                                        [&](size_t i) { return rows_[i].partition; }));
   columns.push_back(
-      WriteFixed<int64_t>(body, fields[1]->type(), n, [&](size_t i) { return rows_[i].offset; }));
-  columns.push_back(WriteFixed<int64_t>(body, fields[2]->type(), n,
-                                        [&](size_t i) { return rows_[i].timestamp_ms; }));
+      WriteFixed<int32_t>(body, fields[0]->type(), n, [&](size_t i) { return partitions_[i]; }));
   columns.push_back(
-      WriteBinary(body, fields[3]->type(), n, totals_.key_bytes, totals_.key_nulls, [&](auto emit) {
-        for (const auto& row : rows_) emit(row.key);
-      }));
+      WriteFixed<int64_t>(body, fields[1]->type(), n, [&](size_t i) { return offsets_[i]; }));
+  columns.push_back(
+      WriteFixed<int64_t>(body, fields[2]->type(), n, [&](size_t i) { return timestamps_[i]; }));
+  columns.push_back(WriteBinary(body, fields[3]->type(), n, totals_.key_bytes, totals_.key_nulls,
+                                emit_all(keys_)));
   columns.push_back(WriteBinary(body, fields[4]->type(), n, totals_.value_bytes,
-                                totals_.value_nulls, [&](auto emit) {
-                                  for (const auto& row : rows_) emit(row.value);
-                                }));
+                                totals_.value_nulls, emit_all(values_)));
 
   const auto& list_type = fields[5]->type();
   const auto& struct_type = list_type->field(0)->type();
   auto list_validity = body.Absent();
   auto list_offsets = body.Next(4 * (n + 1));
-  int32_t headers = 0;
-  std::memcpy(list_offsets.data, &headers, 4);
-  for (size_t i = 0; i < n; ++i) {
-    headers += static_cast<int32_t>(rows_[i].headers.size());
-    std::memcpy(list_offsets.data + 4 * (i + 1), &headers, 4);
-  }
+  const int32_t first = 0;
+  std::memcpy(list_offsets.data, &first, 4);
+  std::memcpy(list_offsets.data + 4, header_ends_.data(), 4 * n);
   auto struct_validity = body.Absent();
   auto header_keys = WriteBinary(body, struct_type->field(0)->type(), totals_.headers,
                                  totals_.header_key_bytes, 0, [&](auto emit) {
-                                   for (const auto& row : rows_) {
-                                     for (const auto& h : row.headers) emit(h.key);
-                                   }
+                                   for (const auto& header : headers_) emit(header.key);
                                  });
   auto header_values = WriteBinary(body, struct_type->field(1)->type(), totals_.headers,
                                    totals_.header_value_bytes, 0, [&](auto emit) {
-                                     for (const auto& row : rows_) {
-                                       for (const auto& h : row.headers) emit(h.value);
-                                     }
+                                     for (const auto& header : headers_) emit(header.value);
                                    });
   auto entries = arrow::ArrayData::Make(struct_type, static_cast<int64_t>(totals_.headers),
                                         {std::move(struct_validity)},
@@ -272,14 +245,20 @@ Result<EncodedObject> RecordsBatchBuilder::Finish(uint8_t* out, size_t capacity)
   SLUICE_ASSIGN_OR_RETURN(const size_t length, Encode(out, capacity, body_size));
   EncodedObject object;
   object.length = length;
-  object.record_count = static_cast<uint32_t>(rows_.size());
-  object.partition = rows_.front().partition;
-  for (const auto& row : rows_) {
-    if (row.partition != object.partition) object.partition = -1;
+  object.record_count = static_cast<uint32_t>(num_rows());
+  object.partition = partitions_.front();
+  for (const int32_t partition : partitions_) {
+    if (partition != object.partition) object.partition = -1;
   }
-  object.first_offset = rows_.front().offset;
-  object.last_offset = rows_.back().offset;
-  rows_.clear();
+  object.first_offset = offsets_.front();
+  object.last_offset = offsets_.back();
+  partitions_.clear();
+  offsets_.clear();
+  timestamps_.clear();
+  keys_.clear();
+  values_.clear();
+  header_ends_.clear();
+  headers_.clear();
   totals_ = {};
   return object;
 }

@@ -94,9 +94,7 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
     chunk.stream = pending_.back().chunk->stream;
     chunk_rows_.Add(chunk);
   } else {
-    // The vector's storage moves with it, so the header views handed to the builder stay valid.
-    headers_.push_back(std::move(headers));
-    record.headers = headers_.back();
+    // The builder keeps the header views, whose bytes stay with the message in `pending_`.
     records_.Add(record);
   }
   return true;
@@ -151,7 +149,6 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   stats_.bytes += pending_bytes_;
   ++stats_.objects;
   pending_.clear();
-  headers_.clear();
   pending_bytes_ = 0;
   return Status::OK();
 }

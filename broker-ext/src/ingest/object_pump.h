@@ -83,9 +83,8 @@ class ObjectPump {
   RecordsBatchBuilder records_;
   ChunksBatchBuilder chunk_rows_;
   // Messages in the object being built. A deque, so that the chunk views the builder holds into
-  // its elements stay valid as it grows; record header views point into `headers_`.
+  // its elements stay valid as it grows.
   std::deque<ReadyMessage> pending_;
-  std::deque<std::vector<RecordHeader>> headers_;
   uint64_t pending_bytes_ = 0;
   Clock::time_point first_pending_at_;
   std::optional<Clock::time_point> full_since_;  // when every slot became held

@@ -89,11 +89,12 @@ class BatchEncoder {
 class RecordsBatchBuilder : public BatchEncoder {
  public:
   RecordsBatchBuilder();
+  // Keeps the record's byte views (its headers' included), not the bytes.
   void Add(const Record& record);
   // Bytes Finish would write for the rows added so far, and with `record` added too.
   size_t EncodedSize() const { return EncodedSize(totals_); }
   size_t EncodedSizeWith(const Record& record) const;
-  size_t num_rows() const { return rows_.size(); }
+  size_t num_rows() const { return partitions_.size(); }
   // Writes the message into out[0, capacity) and starts a new, empty batch. Fails with
   // kTooLarge when it does not fit, kInvalidState when no row was added.
   Result<EncodedObject> Finish(uint8_t* out, size_t capacity);
@@ -104,14 +105,66 @@ class RecordsBatchBuilder : public BatchEncoder {
     size_t headers = 0, header_key_bytes = 0, header_value_bytes = 0;
     void Add(const Record& record);
   };
+  // A key or value as the builder keeps it: 16 bytes, where std::optional<std::string_view>
+  // takes 24.
+  struct MaybeBytes {
+    const char* data;
+    uint32_t size;
+    bool present;
+  };
+  static MaybeBytes Keep(const std::optional<std::string_view>& bytes) {
+    return bytes.has_value() ? MaybeBytes{bytes->data(), static_cast<uint32_t>(bytes->size()), true}
+                             : MaybeBytes{nullptr, 0, false};
+  }
   size_t EncodedSize(const Totals& totals) const;
   std::vector<std::shared_ptr<arrow::ArrayData>> FillBody(
       internal::BodyWriter& body) const override;
-  int64_t rows() const override { return static_cast<int64_t>(rows_.size()); }
+  int64_t rows() const override { return static_cast<int64_t>(num_rows()); }
 
-  std::vector<Record> rows_;
+  // The rows, column by column: Finish writes each column in one pass over its own small array
+  // (a batch of 100-byte records has tens of thousands of rows; rows of structs would be walked
+  // once per column, far beyond L2).
+  std::vector<int32_t> partitions_;
+  std::vector<int64_t> offsets_;
+  std::vector<int64_t> timestamps_;
+  std::vector<MaybeBytes> keys_;
+  std::vector<MaybeBytes> values_;
+  // Row i's headers are headers_[header_ends_[i - 1], header_ends_[i]): the list column's offsets.
+  std::vector<int32_t> header_ends_;
+  std::vector<RecordHeader> headers_;
   Totals totals_;
 };
+
+// Inline: the daemon and the writers call these once per record.
+inline void RecordsBatchBuilder::Totals::Add(const Record& record) {
+  ++rows;
+  if (record.key.has_value()) {
+    key_bytes += record.key->size();
+  } else {
+    ++key_nulls;
+  }
+  if (record.value.has_value()) {
+    value_bytes += record.value->size();
+  } else {
+    ++value_nulls;
+  }
+  headers += record.headers.size();
+  for (const auto& header : record.headers) {
+    header_key_bytes += header.key.size();
+    header_value_bytes += header.value.size();
+  }
+}
+
+inline void RecordsBatchBuilder::Add(const Record& record) {
+  partitions_.push_back(record.partition);
+  offsets_.push_back(record.offset);
+  timestamps_.push_back(record.timestamp_ms);
+  keys_.push_back(Keep(record.key));
+  values_.push_back(Keep(record.value));
+  headers_.insert(headers_.end(), record.headers.begin(), record.headers.end());
+  header_ends_.push_back(static_cast<int32_t>(headers_.size()));
+  totals_.Add(record);
+}
 
 class ChunksBatchBuilder : public BatchEncoder {
  public:

@@ -58,21 +58,26 @@ struct Options {
   bool checksums = false;
 };
 
-// The values: record i takes B bytes of a random source at a position that walks through it, so
-// consecutive records are consecutive bytes, as in a receive buffer.
+// The values: consecutive records are consecutive B-byte pieces of a random source, wrapping
+// around, as in a receive buffer. A cursor, not i % pieces: a division per record would cost the
+// writer more than the builder's bookkeeping.
 class Source {
  public:
-  explicit Source(size_t size) : size_(size), per_pass_(kSourceBytes / size), bytes_(kSourceBytes) {
+  explicit Source(size_t size)
+      : size_(size), end_(kSourceBytes / size * size), bytes_(kSourceBytes) {
     std::mt19937_64 random(42);
     for (auto& byte : bytes_) byte = static_cast<char>(random());
   }
-  std::string_view Value(uint64_t i) const {
-    return {bytes_.data() + (i % per_pass_) * size_, size_};
+  std::string_view Current() const { return {bytes_.data() + position_, size_}; }
+  void Advance() {
+    position_ += size_;
+    if (position_ == end_) position_ = 0;
   }
 
  private:
   size_t size_;
-  uint64_t per_pass_;
+  size_t end_;
+  size_t position_ = 0;
   std::vector<char> bytes_;
 };
 
@@ -118,7 +123,7 @@ int RunSluice(const Options& options) {
     return Fail("wait for a reader", waited);
   }
 
-  const Source source(options.size);
+  Source source(options.size);
   sluice::RecordsBatchBuilder builder;
   Window window;
   uint64_t next = 0;
@@ -133,12 +138,13 @@ int RunSluice(const Options& options) {
       do {
         record.offset = static_cast<int64_t>(next);
         record.timestamp_ms = record.offset;
-        record.value = source.Value(next);
+        record.value = source.Current();
         const bool full = rows_per_object == 0 ? builder.num_rows() > 0 &&
                                                      builder.EncodedSizeWith(record) > slot.capacity
                                                : builder.num_rows() == rows_per_object;
         if (full) break;
         builder.Add(record);
+        source.Advance();
       } while (++next < end);
       if (rows_per_object == 0 && next < end) rows_per_object = builder.num_rows();
       SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity));
@@ -162,7 +168,7 @@ int RunSluice(const Options& options) {
 }
 
 int RunMemcpy(const Options& options) {
-  const Source source(options.size);
+  Source source(options.size);
   std::vector<char> ring(options.slot_size * options.slots);
   // Touch every page first, as the segment's pages are by the time the measured part starts.
   std::memset(ring.data(), 1, ring.size());
@@ -170,7 +176,8 @@ int RunMemcpy(const Options& options) {
   uint64_t slot = 0, used = 0;
   auto copy_until = [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
-      const std::string_view value = source.Value(i);
+      const std::string_view value = source.Current();
+      source.Advance();
       if (used + value.size() > options.slot_size) {
         slot = (slot + 1) % options.slots;
         used = 0;

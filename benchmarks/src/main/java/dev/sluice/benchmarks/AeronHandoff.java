@@ -101,8 +101,10 @@ public final class AeronHandoff {
             long from,
             long to,
             IdleStrategy idle) {
+        // A cursor, not i % perPass: as in the C++ writer, no division per record.
+        int offset = (int) (from % perPass) * size;
+        int end = (int) perPass * size;
         for (long i = from; i < to; i++) {
-            int offset = (int) (i % perPass) * size;
             long result;
             while ((result = publication.offer(source, offset, size)) < 0) {
                 if (result == Publication.CLOSED
@@ -111,6 +113,10 @@ public final class AeronHandoff {
                     throw new IllegalStateException("offer failed: " + result);
                 }
                 idle.idle();
+            }
+            offset += size;
+            if (offset == end) {
+                offset = 0;
             }
         }
     }

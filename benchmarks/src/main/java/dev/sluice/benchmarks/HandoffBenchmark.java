@@ -106,8 +106,10 @@ public final class HandoffBenchmark {
 
     private Run run(String system, int size, int rep) throws IOException, InterruptedException {
         long records = volume / size;
-        // A tenth more records first: the JIT compiles the readers' loops during the warm-up.
-        long warmup = Math.max(records / 10, 1);
+        // As many records again first, for the JIT: the Java sides' per-object code runs once per
+        // object, about a thousand times per run, and with a tenth as warm-up C2 was still
+        // compiling it during the measured part (-Xlog:jit+compilation).
+        long warmup = records;
         // Records up to 64 KiB are batched into 2 MiB objects; a 1 MiB record gets an object of its
         // own in a slot with room for the metadata. 16 slots make a ring that fits L3 (32 MiB).
         long slotSize = size < MIB ? 2 * MIB : size + 64 * 1024;
