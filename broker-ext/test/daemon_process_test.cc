@@ -619,6 +619,34 @@ TEST_F(DaemonProcessTest, AWindowTooSmallForTheEarlyChunksBlocksTheirPartitionBu
   for (uint64_t seq = 0; seq < 20; ++seq) EXPECT_EQ(streams["s"][seq].first, seq);
 }
 
+TEST_F(DaemonProcessTest, EarlyChunksShowInTheReorderGaugeUntilTheirPredecessorComes) {
+  const std::string payload(100, 'x');
+  for (int seq = 1; seq <= 3; ++seq) {
+    ProduceChunk(seq % kPartitions, "s", std::to_string(seq), seq == 3, payload);
+  }
+  Flush();
+  StartDaemon();
+  Send(1, ChunkRequest(Request()));
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  auto await_metric = [&](const std::string& line) {
+    const Clock::time_point deadline = Clock::now() + 10s;
+    std::string metrics = Scrape();
+    while (metrics.find(line) == std::string::npos && Clock::now() < deadline) {
+      std::this_thread::sleep_for(50ms);  // gauges are published between pump rounds
+      metrics = Scrape();
+    }
+    EXPECT_NE(metrics.find(line), std::string::npos) << metrics;
+  };
+  await_metric("sluice_reorder_held_bytes{subscription=\"1\"} 300\n");
+
+  ProduceChunk(0, "s", "0", false, payload);
+  Flush();
+  auto streams = ReadStreams(*reader, 1);
+  ASSERT_EQ(streams["s"].size(), 4u);
+  await_metric("sluice_reorder_held_bytes{subscription=\"1\"} 0\n");
+}
+
 TEST_F(DaemonProcessTest, MalformedChunkHeadersGoToTheDeadLetterTopicAndAreCounted) {
   ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "dead", 1, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
   ProduceChunk(0, "s", "0", false, "first");

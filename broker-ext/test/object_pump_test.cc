@@ -225,6 +225,50 @@ TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   EXPECT_EQ(seen, 400);
 }
 
+// Hands out `burst` messages in one poll, then polls the queue as usual: what a sequencer does
+// when a late chunk releases the early ones it held.
+class BurstSource final : public MessageSource {
+ public:
+  BurstSource(rd_kafka_queue_t* queue, size_t burst) : queue_(queue) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (burst_.size() < burst && std::chrono::steady_clock::now() < deadline) {
+      EXPECT_TRUE(queue_.Poll(100ms, burst_).ok());
+    }
+  }
+  size_t burst_size() const { return burst_.size(); }
+  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override {
+    if (burst_.empty()) return queue_.Poll(timeout, out);
+    for (ReadyMessage& ready : burst_) out.push_back(std::move(ready));
+    burst_.clear();
+    return Status::OK();
+  }
+  const SourceStats& stats() const override { return queue_.stats(); }
+  bool takes_offsets() const override { return false; }
+
+ private:
+  QueueSource queue_;
+  std::deque<ReadyMessage> burst_;
+};
+
+TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForMore) {
+  constexpr int kRecords = 400;
+  Produce(kRecords, 1000);
+  auto writer = Writer(64, 8192);  // a handful of records per object, room for all of them
+  BurstSource source(queue_, kRecords);
+  ASSERT_EQ(source.burst_size(), static_cast<size_t>(kRecords));
+  CommitTracker tracker;
+  PartitionPauses pauses(consumer_.get(), "t", {0, 1, 2, 3});
+  ObjectPump::Options options;
+  // The topic has nothing more, so a poll waits this long: had the pump polled between two
+  // objects, its run would end after the first.
+  options.poll_timeout = 2000ms;
+  ObjectPump pump(source, *writer, ObjectKind::kRecords, tracker, pauses, options);
+
+  ASSERT_TRUE(pump.RunFor(300ms).ok());
+  EXPECT_EQ(pump.stats().records, static_cast<uint64_t>(kRecords));
+  EXPECT_GT(pump.stats().objects, 10u);
+}
+
 TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   Produce(1, 10000);
   auto writer = Writer(2, 4096);

@@ -89,6 +89,10 @@ Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics
       free_slots_(metrics.gauge("sluice_free_slots",
                                 "Slots of a subscription's segment that nobody holds",
                                 {{"subscription", std::to_string(plan_.id)}})),
+      reorder_held_bytes_(metrics.gauge(
+          "sluice_reorder_held_bytes",
+          "Payload bytes of early chunks a CHUNK_STREAMS subscription holds for their predecessors",
+          {{"subscription", std::to_string(plan_.id)}})),
       lag_(metrics.gauge("sluice_subscription_lag",
                          "Records between a subscription's position and the high watermarks",
                          {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})),
@@ -161,6 +165,8 @@ void Subscription::Report() {
   reported_ = now;
   paused_partitions_.Set(static_cast<int64_t>(pauses_->paused_count()));
   free_slots_.Set(writer_->FreeSlots());
+  if (sequencer_ != nullptr)
+    reorder_held_bytes_.Set(static_cast<int64_t>(sequencer_->held_bytes()));
 
   if (Clock::now() - lag_reported_at_ < kLagInterval) return;
   lag_reported_at_ = Clock::now();
@@ -247,6 +253,7 @@ void Subscription::Close() {
   queue_ = nullptr;
   paused_partitions_.Set(0);
   free_slots_.Set(0);
+  reorder_held_bytes_.Set(0);
   lag_.Set(0);
   // The reader drains what is published; unlinking leaves its mapping intact.
   if (writer_ != nullptr) (void)writer_->Close(std::chrono::nanoseconds(0));

@@ -108,6 +108,7 @@ class Subscription {
   Counter& pauses_out_;
   Gauge& paused_partitions_;
   Gauge& free_slots_;
+  Gauge& reorder_held_bytes_;
   Gauge& lag_;
   SequencerCounters sequencer_counters_;
 };

@@ -25,6 +25,9 @@ Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
         (full || paused() || Clock::now() - first_pending_at_ >= options_.linger)) {
       SLUICE_RETURN_NOT_OK(Flush(end));
       if (!pending_.empty()) continue;  // no free slot before `end`
+      // Messages are ready for the next object: waiting for more would hold them up by a poll
+      // timeout per object (a reordered stream's successors are released all at once).
+      if (!waiting_.empty()) continue;
     }
     // While paused little arrives: what was fetched before, and errors.
     const auto wait = paused()           ? std::chrono::milliseconds(0)
