@@ -240,7 +240,8 @@ public final class GenerationBenchmark {
                                         sluice.bootstrapServers(),
                                         id,
                                         ChunkTopics.forOutputLocation(location),
-                                        Long.toString(Math.round(rate))));
+                                        Long.toString(Math.round(rate)),
+                                        Long.toString(startDelayMillis(print, rate))));
                 spec.streams().stream()
                         .filter(s -> s.outputLocation().equals(location))
                         .forEach(s -> args.add(s.name()));
@@ -422,6 +423,14 @@ public final class GenerationBenchmark {
                                 .mapToDouble(Run::mbPerSecond)
                                 .toArray())
                 .median();
+    }
+
+    /**
+     * A paced reader's start delay: half a task of its stream at its rate. A job's streams start
+     * together, so a stream's second task comes after a round of first tasks on the producers.
+     */
+    private long startDelayMillis(PrintJob job, double rate) {
+        return rate > 0 ? Math.round(taskSize(job) * 500 / rate) : 0;
     }
 
     private long taskSize(PrintJob job) {

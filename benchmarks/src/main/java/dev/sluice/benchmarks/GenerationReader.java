@@ -22,9 +22,10 @@ import java.util.stream.Collectors;
  * stream to its end, in order, at a constant speed or as fast as the chunks come.
  *
  * <p>Arguments: daemon socket, bootstrap servers, job id, chunk topic, the rate of each stream in
- * bytes/s (0: not paced), then the streams. Its result line: the bytes and chunks read, the wall
- * clock (epoch nanoseconds, comparable across processes) of the first and the last chunk, and per
- * stream the achieved rate and the starvation events.
+ * bytes/s (0: not paced), a paced reader's start delay in milliseconds, then the streams. Its
+ * result line: the bytes and chunks read, the wall clock (epoch nanoseconds, comparable across
+ * processes) of the first and the last chunk, and per stream the achieved rate and the starvation
+ * events.
  */
 public final class GenerationReader {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -40,7 +41,8 @@ public final class GenerationReader {
         String job = args[2];
         String topic = args[3];
         long rate = Long.parseLong(args[4]);
-        List<String> streams = List.of(args).subList(5, args.length);
+        Duration startDelay = Duration.ofMillis(Long.parseLong(args[5]));
+        List<String> streams = List.of(args).subList(6, args.length);
         BrokerdClient brokerd = BrokerdClient.builder(socket).build();
         List<StreamReader> readers = new ArrayList<>();
         for (String stream : streams) {
@@ -48,7 +50,9 @@ public final class GenerationReader {
                     StreamReader.builder(brokerd, job, stream)
                             .topic(topic)
                             .bootstrapServers(bootstrap);
-            readers.add((rate > 0 ? builder.pacing(rate) : builder.noPacing()).open());
+            readers.add(
+                    (rate > 0 ? builder.pacing(rate).startDelay(startDelay) : builder.noPacing())
+                            .open());
         }
         System.out.println("ready");
         System.out.flush();

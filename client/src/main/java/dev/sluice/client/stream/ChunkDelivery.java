@@ -35,6 +35,10 @@ final class ChunkDelivery {
     // Pacing: the chunk being waited for was not there at its due time.
     private boolean starving;
     private long starvingDueNanos;
+    // Pacing: the first chunk, held back until the start delay after it came.
+    private final long startDelayNanos;
+    private ChunkSource.Chunk first;
+    private long firstDueNanos;
 
     // Counters, published as one snapshot for other threads.
     private long chunks;
@@ -53,6 +57,7 @@ final class ChunkDelivery {
             ChunkSource source,
             NanoClock clock,
             long rateBytesPerSecond,
+            long startDelayNanos,
             int readerIndex,
             int readerCount,
             Consumer<DeliveryProgress> progressListener) {
@@ -61,6 +66,7 @@ final class ChunkDelivery {
         this.source = source;
         this.clock = clock;
         this.pacer = rateBytesPerSecond > 0 ? new Pacer(rateBytesPerSecond) : null;
+        this.startDelayNanos = pacer == null ? 0 : startDelayNanos;
         this.readerIndex = readerIndex;
         this.readerCount = readerCount;
         this.progressListener = progressListener;
@@ -92,6 +98,9 @@ final class ChunkDelivery {
         }
         long now = clock.nanoTime();
         long deadline = now + Math.max(0, timeoutNanos);
+        if (startDelayNanos > 0 && !pacer.started()) {
+            return acquireFirst(now, deadline);
+        }
         if (pacer != null && pacer.started() && !starving) {
             long due = pacer.nextDueNanos();
             while (due - now > 0) {
@@ -116,6 +125,31 @@ final class ChunkDelivery {
         }
         ChunkSource.Chunk chunk = nextOwn(deadline - clock.nanoTime());
         return chunk == null ? null : handOut(chunk, clock.nanoTime());
+    }
+
+    /**
+     * The first chunk, handed out the start delay after it came: the schedule then starts with what
+     * came meanwhile in hand, as a player fills its buffer before it plays.
+     */
+    private StreamChunk acquireFirst(long now, long deadline) throws IOException {
+        if (first == null) {
+            first = nextOwn(deadline - now);
+            if (first == null) {
+                return null;
+            }
+            now = clock.nanoTime();
+            firstDueNanos = now + startDelayNanos;
+        }
+        while (firstDueNanos - now > 0) {
+            if (deadline - now <= 0) {
+                return null;
+            }
+            clock.parkNanos(Math.min(firstDueNanos - now, deadline - now));
+            now = clock.nanoTime();
+        }
+        ChunkSource.Chunk chunk = first;
+        first = null;
+        return handOut(chunk, now);
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.vector.VarBinaryVector;
 
 /**
@@ -35,6 +36,13 @@ import org.apache.arrow.vector.VarBinaryVector;
  * <p>A reader joins only while its stream has not been seen: the chunks handed out before it came
  * are gone, so a reader of a stream already under way gets a subscription of its own (not shared,
  * from the topic's start, as every reader's was before).
+ *
+ * <p>A paced reader holds its chunks until they are due, and the daemon fills the slots in the
+ * order the streams' chunks come: the chunks of a stream that came early would hold every slot
+ * while another stream's next chunk cannot get one, and its reader starves though the data is
+ * there. So a chunk handed to a paced reader that already has one waiting is copied to the heap and
+ * its slot share is given back at once, up to {@code heapBufferBytes} per subscription; the chunk a
+ * reader will read next stays in place.
  */
 @Internal
 final class SharedChunkSubscription {
@@ -47,6 +55,8 @@ final class SharedChunkSubscription {
     private final List<Object> key;
     private final ChunkSubscription subscription;
     private final int maxOpenBatches;
+    private final long heapBufferBytes;
+    private final AtomicLong heapBytes = new AtomicLong();
     private final Map<String, List<Member>> members = new HashMap<>();
     // Streams whose chunks were handed out, or passed over for want of a reader.
     private final Set<String> seen = new HashSet<>();
@@ -57,21 +67,31 @@ final class SharedChunkSubscription {
     private volatile boolean stopping;
 
     private SharedChunkSubscription(
-            List<Object> key, ChunkSubscription subscription, SubscriptionRequest request) {
+            List<Object> key,
+            ChunkSubscription subscription,
+            SubscriptionRequest request,
+            long heapBufferBytes) {
         this.key = key;
         this.subscription = subscription;
         this.maxOpenBatches = request.maxOpenBatches();
+        this.heapBufferBytes = heapBufferBytes;
         this.dispatcher = new Thread(this::dispatch, "sluice-chunks-" + request.topic());
         dispatcher.setDaemon(true);
     }
 
     /**
      * A source of {@code stream}'s chunks from the shared subscription that {@code request} (with
-     * {@code settings} describing it) names, opening it if there is none or if the stream is
-     * already under way in it.
+     * {@code settings} describing it, {@code heapBufferBytes} included) names, opening it if there
+     * is none or if the stream is already under way in it. A {@code paced} reader's waiting chunks
+     * may be copied to the heap.
      */
     static ChunkSource join(
-            BrokerdClient brokerd, SubscriptionRequest request, String settings, String stream)
+            BrokerdClient brokerd,
+            SubscriptionRequest request,
+            String settings,
+            long heapBufferBytes,
+            String stream,
+            boolean paced)
             throws IOException {
         synchronized (OPEN) {
             List<Object> key = List.of(brokerd, settings);
@@ -80,17 +100,20 @@ final class SharedChunkSubscription {
                 OPEN.remove(key);
                 shared = null;
             }
-            Member member = shared == null ? null : shared.tryAdd(stream);
+            Member member = shared == null ? null : shared.tryAdd(stream, paced);
             if (member == null) {
                 // None yet, or the stream is under way in it: this reader reads alone.
                 boolean underWay = shared != null;
                 shared =
                         new SharedChunkSubscription(
-                                underWay ? null : key, brokerd.subscribeChunks(request), request);
+                                underWay ? null : key,
+                                brokerd.subscribeChunks(request),
+                                request,
+                                heapBufferBytes);
                 if (!underWay) {
                     OPEN.put(key, shared);
                 }
-                member = shared.tryAdd(stream);
+                member = shared.tryAdd(stream, paced);
                 shared.dispatcher.start();
             }
             return member;
@@ -105,11 +128,11 @@ final class SharedChunkSubscription {
     }
 
     /** A new reader of {@code stream}, or null if its chunks were handed out already. */
-    private synchronized Member tryAdd(String stream) {
+    private synchronized Member tryAdd(String stream, boolean paced) {
         if (seen.contains(stream)) {
             return null;
         }
-        Member member = new Member(stream);
+        Member member = new Member(stream, paced);
         members.computeIfAbsent(stream, s -> new ArrayList<>()).add(member);
         return member;
     }
@@ -125,7 +148,7 @@ final class SharedChunkSubscription {
                 }
                 last = members.isEmpty();
             }
-            for (Row row; (row = member.inbox.poll()) != null; ) {
+            for (Held row; (row = member.inbox.poll()) != null; ) {
                 row.done();
             }
             if (last) {
@@ -188,6 +211,7 @@ final class SharedChunkSubscription {
         SharedBatch shared = new SharedBatch(batch);
         List<Member> targets = new ArrayList<>();
         List<Integer> indices = new ArrayList<>();
+        int inPlace = 0;
         synchronized (this) {
             for (int i = 0; i < batch.chunkCount(); i++) {
                 String stream = batch.stream(i);
@@ -197,16 +221,47 @@ final class SharedChunkSubscription {
                     indices.add(i);
                 }
             }
-            // Counted before any reader can finish one.
-            shared.readers.set(targets.size());
+            List<Held> rows = new ArrayList<>(targets.size());
+            // Readers with a chunk waiting: in their inbox, or earlier in this batch.
+            Set<Member> waiting = new HashSet<>();
             for (int k = 0; k < targets.size(); k++) {
-                targets.get(k).inbox.add(new Row(shared, indices.get(k)));
+                Member member = targets.get(k);
+                Row row = new Row(shared, indices.get(k));
+                boolean behind = !member.inbox.isEmpty() || !waiting.add(member);
+                HeapChunk copy = member.paced && behind ? copy(row) : null;
+                if (copy == null) {
+                    inPlace++;
+                }
+                rows.add(copy == null ? row : copy);
+            }
+            // Counted before any reader can finish one.
+            shared.readers.set(inPlace);
+            for (int k = 0; k < targets.size(); k++) {
+                targets.get(k).inbox.add(rows.get(k));
             }
         }
-        if (targets.isEmpty()) {
+        if (inPlace == 0) {
             batch.close();
             openBatches--;
         }
+    }
+
+    /** A heap copy of {@code row}, or null when the heap buffer has no room for it. */
+    private HeapChunk copy(Row row) {
+        int size = row.size();
+        if (heapBytes.addAndGet(size) > heapBufferBytes) {
+            heapBytes.addAndGet(-size);
+            return null;
+        }
+        ByteBuffer bytes = ByteBuffer.allocate(size);
+        bytes.put(row.payload()).flip();
+        return new HeapChunk(row.seq(), row.isEndOfStream(), bytes.asReadOnlyBuffer());
+    }
+
+    /** A chunk in a reader's inbox: giving it back cannot fail. */
+    private interface Held extends ChunkSource.Chunk {
+        @Override
+        void done();
     }
 
     /** A batch and how many of its handed-out chunks are not done yet. */
@@ -222,18 +277,20 @@ final class SharedChunkSubscription {
     /** One reader's view: its stream's chunks, in the order the daemon put them. */
     private final class Member implements ChunkSource {
         final String stream;
-        final LinkedBlockingQueue<Row> inbox = new LinkedBlockingQueue<>();
+        final boolean paced;
+        final LinkedBlockingQueue<Held> inbox = new LinkedBlockingQueue<>();
         // Handed out, not yet done: done on close, so that the others get its slot back.
-        private Row current;
+        private Held current;
         private boolean closed;
 
-        Member(String stream) {
+        Member(String stream, boolean paced) {
             this.stream = stream;
+            this.paced = paced;
         }
 
         @Override
         public Chunk next(long timeoutNanos) throws IOException {
-            Row row;
+            Held row;
             try {
                 row =
                         timeoutNanos <= 0
@@ -263,7 +320,7 @@ final class SharedChunkSubscription {
     }
 
     /** One chunk of a shared batch, for one reader. */
-    private final class Row implements ChunkSource.Chunk {
+    private final class Row implements Held {
         private final SharedBatch owner;
         private final int i;
         private final long seq;
@@ -309,6 +366,47 @@ final class SharedChunkSubscription {
         public void done() {
             if (done.compareAndSet(false, true) && owner.readers.decrementAndGet() == 0) {
                 finished.add(owner);
+            }
+        }
+    }
+
+    /** A chunk copied out of its slot, whose share was given back when it was copied. */
+    private final class HeapChunk implements Held {
+        private final long seq;
+        private final boolean eos;
+        private final ByteBuffer payload;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        HeapChunk(long seq, boolean eos, ByteBuffer payload) {
+            this.seq = seq;
+            this.eos = eos;
+            this.payload = payload;
+        }
+
+        @Override
+        public long seq() {
+            return seq;
+        }
+
+        @Override
+        public boolean isEndOfStream() {
+            return eos;
+        }
+
+        @Override
+        public ByteBuffer payload() {
+            return payload.duplicate();
+        }
+
+        @Override
+        public int size() {
+            return payload.limit();
+        }
+
+        @Override
+        public void done() {
+            if (done.compareAndSet(false, true)) {
+                heapBytes.addAndGet(-payload.limit());
             }
         }
     }

@@ -49,7 +49,8 @@ public final class StreamChunk implements AutoCloseable {
     /**
      * The payload, zero-copy: a read-only buffer over the slot's memory, position 0, limit {@link
      * #size()}. It must not be read after {@link #release()}: the daemon may have written another
-     * object there.
+     * object there. For a paced reader, a chunk that waited behind others may be a heap copy
+     * instead ({@link StreamReader.Builder#heapBufferBytes}).
      */
     public ByteBuffer payload() {
         ensureHeld();

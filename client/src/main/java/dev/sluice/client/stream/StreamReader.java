@@ -96,6 +96,7 @@ public final class StreamReader implements AutoCloseable {
             int readerCount,
             ChunkSource source,
             long rate,
+            Duration startDelay,
             ProgressReporter reporter) {
         this.job = job;
         this.stream = stream;
@@ -110,6 +111,7 @@ public final class StreamReader implements AutoCloseable {
                         source,
                         NanoClock.SYSTEM,
                         rate,
+                        startDelay.toNanos(),
                         readerIndex,
                         readerCount,
                         reporter == null ? progress -> {} : reporter::update);
@@ -209,6 +211,7 @@ public final class StreamReader implements AutoCloseable {
     public static final class Builder {
         private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
         private static final int DEFAULT_SLOT_COUNT = 16;
+        private static final long DEFAULT_HEAP_BUFFER_BYTES = 256L << 20;
         // Room for a chunk's Arrow IPC framing and its job and stream names beside the payload.
         private static final long SLOT_OVERHEAD = 64 << 10;
 
@@ -230,6 +233,8 @@ public final class StreamReader implements AutoCloseable {
         private int slotCount = DEFAULT_SLOT_COUNT;
         private long slotSize;
         private long reorderWindowBytes;
+        private long heapBufferBytes = DEFAULT_HEAP_BUFFER_BYTES;
+        private Duration startDelay = Duration.ZERO;
 
         private Builder(BrokerdClient brokerd, String job, String stream) {
             this.brokerd = Objects.requireNonNull(brokerd, "brokerd");
@@ -281,6 +286,21 @@ public final class StreamReader implements AutoCloseable {
                         "rate: at least 1 byte/s, got " + bytesPerSecond);
             }
             this.rate = bytesPerSecond;
+            return this;
+        }
+
+        /**
+         * For a paced reader: hands the first chunk out this long after it came (default 0), so
+         * that the stream's next chunks have a head start on the schedule. Producers start a job's
+         * streams together and each one's chunks come in bursts of tasks; a reader that starts at
+         * the first chunk has nothing in hand when the second task of its stream is late. A jitter
+         * buffer, traded against latency.
+         */
+        public Builder startDelay(Duration delay) {
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("start delay: negative, " + delay);
+            }
+            this.startDelay = delay;
             return this;
         }
 
@@ -352,6 +372,21 @@ public final class StreamReader implements AutoCloseable {
         }
 
         /**
+         * How many bytes of chunks that wait behind others paced readers of one subscription may
+         * keep on the heap (default 256 MiB; 0: none). A paced reader holds its chunks until they
+         * are due; kept in shared memory, the chunks of a stream that came early would hold every
+         * slot, and a reader of another stream of the subscription would starve. The chunk a reader
+         * reads next always stays in shared memory.
+         */
+        public Builder heapBufferBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("heap buffer: at least 0 bytes, got " + bytes);
+            }
+            this.heapBufferBytes = bytes;
+            return this;
+        }
+
+        /**
          * Checks the settings, subscribes through the daemon and starts publishing progress.
          *
          * @throws IllegalArgumentException if a setting is wrong, before anything is opened
@@ -393,8 +428,11 @@ public final class StreamReader implements AutoCloseable {
                                         partitionsRead,
                                         Integer.toString(slotCount),
                                         Long.toString(settings.slotSize),
-                                        Long.toString(reorderWindowBytes)),
-                                stream);
+                                        Long.toString(reorderWindowBytes),
+                                        Long.toString(heapBufferBytes)),
+                                heapBufferBytes,
+                                stream,
+                                settings.rate > 0);
                 ProgressReporter reporter = null;
                 if (producer != null) {
                     reporter = new ProgressReporter(producer, progressTopic, Duration.ofSeconds(5));
@@ -408,6 +446,7 @@ public final class StreamReader implements AutoCloseable {
                                 readerCount,
                                 source,
                                 settings.rate,
+                                startDelay,
                                 reporter);
                 if (reporter != null) {
                     reporter.start(

@@ -21,7 +21,13 @@ class ChunkDeliveryTest {
     private final List<DeliveryProgress> progress = new ArrayList<>();
 
     private ChunkDelivery delivery(ScriptedSource source, long rate, int index, int count) {
-        return new ChunkDelivery("job-1", "cyan", source, clock, rate, index, count, progress::add);
+        return delivery(source, rate, 0, index, count);
+    }
+
+    private ChunkDelivery delivery(
+            ScriptedSource source, long rate, long startDelay, int index, int count) {
+        return new ChunkDelivery(
+                "job-1", "cyan", source, clock, rate, startDelay, index, count, progress::add);
     }
 
     /** Acquires and releases every chunk, recording when each was handed out (ms after t0). */
@@ -80,6 +86,32 @@ class ChunkDeliveryTest {
         StreamReaderStats stats = delivery.stats(0, 0);
         assertThat(stats.starvationEvents()).isEqualTo(1);
         assertThat(stats.starvedNanos()).isEqualTo(1500 * MS);
+    }
+
+    @Test
+    void aStartDelayHoldsTheFirstChunkBackSoThatALateTaskIsNotAStarvation() throws IOException {
+        // Chunks 0-4 come at once, 5-9 (the next task) at 700 ms. Without a delay chunk 5 is due
+        // at 500 ms and starves (the test above); 300 ms after the first came, it is due at 800.
+        ScriptedSource source = new ScriptedSource(clock);
+        for (int seq = 0; seq < 10; seq++) {
+            source.add(seq, seq == 9, 1000, seq < 5 ? t0 : t0 + 700 * MS);
+        }
+        ChunkDelivery delivery = delivery(source, 10_000, 300 * MS, 0, 1);
+        List<Long> seqs = new ArrayList<>();
+
+        List<Long> times = readAll(delivery, seqs);
+
+        assertThat(times)
+                .containsExactly(300L, 400L, 500L, 600L, 700L, 800L, 900L, 1000L, 1100L, 1200L);
+        assertThat(seqs).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(delivery.stats(0, 0).starvationEvents()).isZero();
+    }
+
+    @Test
+    void anUnpacedReaderIgnoresTheStartDelay() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock).chunks(3, 1000, t0);
+        List<Long> times = readAll(delivery(source, 0, 300 * MS, 0, 1), new ArrayList<>());
+        assertThat(times).containsExactly(0L, 0L, 0L);
     }
 
     @Test

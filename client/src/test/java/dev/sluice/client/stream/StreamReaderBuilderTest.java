@@ -71,6 +71,21 @@ class StreamReaderBuilderTest {
     }
 
     @Test
+    void refusesANegativeHeapBuffer() {
+        assertThatThrownBy(() -> reader().heapBufferBytes(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("heap buffer: at least 0 bytes, got -1");
+        assertThat(reader().heapBufferBytes(0)).isNotNull();
+    }
+
+    @Test
+    void refusesANegativeStartDelay() {
+        assertThatThrownBy(() -> reader().startDelay(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("start delay: negative, PT-0.001S");
+    }
+
+    @Test
     void refusesAReaderIndexOutsideItsCount() {
         assertThatThrownBy(() -> reader().share(2, 2))
                 .isInstanceOf(IllegalArgumentException.class)

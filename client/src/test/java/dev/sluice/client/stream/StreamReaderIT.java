@@ -472,6 +472,86 @@ class StreamReaderIT {
         }
     }
 
+    @Test
+    void aStreamThatCameEarlyDoesNotHoldTheSlotsAPacedReaderOfAnotherStreamNeeds()
+            throws Exception {
+        String topic = KAFKA.createTopic(1);
+        String job = uniqueName("job");
+        int chunks = 12;
+        int size = 40_000;
+        long rate = 800_000; // a chunk every 50 ms
+        // In one partition, so the daemon publishes them in this order: black's first chunk, all
+        // of cyan's, then the rest of black's.
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        records.add(chunk(topic, job, "black", 0, chunks, size));
+        for (int seq = 0; seq < chunks; seq++) {
+            records.add(chunk(topic, job, "cyan", seq, chunks, size));
+        }
+        for (int seq = 1; seq < chunks; seq++) {
+            records.add(chunk(topic, job, "black", seq, chunks, size));
+        }
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (ProducerRecord<byte[], byte[]> r : records) {
+                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value(), r.headers()));
+            }
+            producer.flush();
+        }
+
+        // Two slots of one chunk each: held by cyan's chunks until they are due, black's next
+        // chunk would get a slot only after cyan's eleventh.
+        List<StreamReader> readers = new ArrayList<>();
+        for (String ink : List.of("black", "cyan")) {
+            readers.add(
+                    StreamReader.builder(brokerd, job, ink)
+                            .topic(topic)
+                            .partitions(1)
+                            .slots(2, 64 << 10)
+                            .pacing(rate)
+                            .open());
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(readers.size());
+        try {
+            List<Future<List<Long>>> seqs = new ArrayList<>();
+            for (StreamReader reader : readers) {
+                seqs.add(
+                        threads.submit(
+                                () -> {
+                                    List<Long> read = new ArrayList<>();
+                                    while (!reader.isEndOfStream()) {
+                                        try (StreamChunk chunk =
+                                                reader.acquire(Duration.ofSeconds(5))) {
+                                            assertThat(chunk).as("after %s", read).isNotNull();
+                                            byte[] bytes = chunk.copyPayload();
+                                            assertThat(bytes)
+                                                    .isEqualTo(
+                                                            payload(
+                                                                    reader.stream(),
+                                                                    chunk.seq(),
+                                                                    size));
+                                            read.add(chunk.seq());
+                                        }
+                                    }
+                                    return read;
+                                }));
+            }
+            for (Future<List<Long>> read : seqs) {
+                assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                        .isEqualTo(range(0, chunks, 1));
+            }
+            for (StreamReader reader : readers) {
+                assertThat(reader.stats().starvationEvents()).as(reader.stream()).isZero();
+            }
+        } finally {
+            threads.shutdownNow();
+            for (StreamReader reader : readers) {
+                reader.close();
+            }
+        }
+    }
+
     private static final Pattern RECORDS_OUT =
             Pattern.compile("sluice_records_out_total\\{topic=\"([^\"]+)\"\\} (\\d+)");
 

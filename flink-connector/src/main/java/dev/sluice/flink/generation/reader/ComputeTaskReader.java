@@ -19,13 +19,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Computes a producer's tasks one after the other on the fetcher thread, so the task thread only
- * emits: reads each task's bytes from its generator and cuts them into chunks, a few per fetch so
- * that checkpoints and the emitted chunks' backpressure keep pace. A failing generator ends its
- * task with the failure noted for the scheduler; the producer goes on with the next task.
+ * emits: reads each task's bytes from its generator and cuts them into chunks, one per fetch, so
+ * that a chunk goes out as soon as it is computed (its stream's reader may be waiting for it) and
+ * checkpoints and the emitted chunks' backpressure keep pace. A failing generator ends its task
+ * with the failure noted for the scheduler; the producer goes on with the next task.
  */
 final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
     private static final Logger LOG = LoggerFactory.getLogger(ComputeTaskReader.class);
-    private static final long BYTES_PER_FETCH = 4 << 20;
 
     private final ProducerTasks producer;
     private final Deque<ComputeTaskSplit> tasks = new ArrayDeque<>();
@@ -57,11 +57,8 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 bytes = producer.generator(task.job()).compute(task);
                 bytes.skipNBytes((long) nextChunk * task.streamSpec().chunkSizeBytes());
             }
-            long budget = BYTES_PER_FETCH;
-            while (nextChunk < task.chunkCount() && budget > 0) {
-                Chunk chunk = readChunk(task, nextChunk);
-                chunks.add(chunk);
-                budget -= chunk.payload().length;
+            if (nextChunk < task.chunkCount()) {
+                chunks.add(readChunk(task, nextChunk));
                 nextChunk++;
             }
             if (nextChunk == task.chunkCount()) {
