@@ -258,10 +258,35 @@ final class SharedChunkSubscription {
         return new HeapChunk(row.seq(), row.isEndOfStream(), bytes.asReadOnlyBuffer());
     }
 
-    /** A chunk in a reader's inbox: giving it back cannot fail. */
-    private interface Held extends ChunkSource.Chunk {
+    /** A chunk in a reader's inbox: given back once, which cannot fail. */
+    private abstract static class Held implements ChunkSource.Chunk {
+        private final long seq;
+        private final boolean eos;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Held(long seq, boolean eos) {
+            this.seq = seq;
+            this.eos = eos;
+        }
+
         @Override
-        void done();
+        public final long seq() {
+            return seq;
+        }
+
+        @Override
+        public final boolean isEndOfStream() {
+            return eos;
+        }
+
+        @Override
+        public final void done() {
+            if (done.compareAndSet(false, true)) {
+                giveBack();
+            }
+        }
+
+        abstract void giveBack();
     }
 
     /** A batch and how many of its handed-out chunks are not done yet. */
@@ -320,28 +345,14 @@ final class SharedChunkSubscription {
     }
 
     /** One chunk of a shared batch, for one reader. */
-    private final class Row implements Held {
+    private final class Row extends Held {
         private final SharedBatch owner;
         private final int i;
-        private final long seq;
-        private final boolean eos;
-        private final AtomicBoolean done = new AtomicBoolean();
 
         Row(SharedBatch owner, int i) {
+            super(owner.batch.seq(i), owner.batch.isEndOfStream(i));
             this.owner = owner;
             this.i = i;
-            this.seq = owner.batch.seq(i);
-            this.eos = owner.batch.isEndOfStream(i);
-        }
-
-        @Override
-        public long seq() {
-            return seq;
-        }
-
-        @Override
-        public boolean isEndOfStream() {
-            return eos;
         }
 
         @Override
@@ -363,34 +374,20 @@ final class SharedChunkSubscription {
         }
 
         @Override
-        public void done() {
-            if (done.compareAndSet(false, true) && owner.readers.decrementAndGet() == 0) {
+        void giveBack() {
+            if (owner.readers.decrementAndGet() == 0) {
                 finished.add(owner);
             }
         }
     }
 
     /** A chunk copied out of its slot, whose share was given back when it was copied. */
-    private final class HeapChunk implements Held {
-        private final long seq;
-        private final boolean eos;
+    private final class HeapChunk extends Held {
         private final ByteBuffer payload;
-        private final AtomicBoolean done = new AtomicBoolean();
 
         HeapChunk(long seq, boolean eos, ByteBuffer payload) {
-            this.seq = seq;
-            this.eos = eos;
+            super(seq, eos);
             this.payload = payload;
-        }
-
-        @Override
-        public long seq() {
-            return seq;
-        }
-
-        @Override
-        public boolean isEndOfStream() {
-            return eos;
         }
 
         @Override
@@ -404,10 +401,8 @@ final class SharedChunkSubscription {
         }
 
         @Override
-        public void done() {
-            if (done.compareAndSet(false, true)) {
-                heapBytes.addAndGet(-payload.limit());
-            }
+        void giveBack() {
+            heapBytes.addAndGet(-payload.limit());
         }
     }
 }

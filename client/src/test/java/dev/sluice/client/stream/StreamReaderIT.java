@@ -101,16 +101,25 @@ class StreamReaderIT {
      */
     private static void produce(String topic, String job, List<String> streams, int count, int size)
             throws Exception {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int seq = count - 1; seq >= 0; seq--) {
+            for (String stream : streams) {
+                records.add(chunk(topic, job, stream, seq, count, size));
+            }
+        }
+        records.add(chunk(topic, job, streams.get(0), 1, count, size));
+        send(records);
+    }
+
+    /** Writes the records in this order, each once. */
+    private static void send(List<ProducerRecord<byte[], byte[]>> records) throws Exception {
         Properties props = KAFKA.broker().clientProperties();
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (int seq = count - 1; seq >= 0; seq--) {
-                for (String stream : streams) {
-                    producer.send(chunk(topic, job, stream, seq, count, size));
-                }
+            for (ProducerRecord<byte[], byte[]> record : records) {
+                producer.send(record);
             }
-            producer.send(chunk(topic, job, streams.get(0), 1, count, size));
             producer.flush();
         }
     }
@@ -341,25 +350,15 @@ class StreamReaderIT {
         int size = 2000;
         produce(topic, job, inks, chunks, size);
 
-        ExecutorService threads = Executors.newFixedThreadPool(inks.size());
-        try {
-            List<Future<List<Long>>> seqs = new ArrayList<>();
-            for (StreamReader reader : readers) {
-                seqs.add(
-                        threads.submit(
-                                () -> {
-                                    try (reader) {
-                                        return readToEnd(reader, size);
-                                    }
-                                }));
-            }
-            for (Future<List<Long>> read : seqs) {
-                assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                        .isEqualTo(range(0, chunks, 1));
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        List<List<Long>> seqs =
+                readEachOnItsThread(
+                        readers,
+                        reader -> {
+                            try (reader) {
+                                return readToEnd(reader, size);
+                            }
+                        });
+        assertThat(seqs).containsOnly(range(0, chunks, 1));
         assertThat(SharedChunkSubscription.openCount()).isEqualTo(before);
 
         // A reader of a stream already under way cannot join: it reads alone, from the start.
@@ -490,15 +489,10 @@ class StreamReaderIT {
         for (int seq = 1; seq < chunks; seq++) {
             records.add(chunk(topic, job, "black", seq, chunks, size));
         }
-        Properties props = KAFKA.broker().clientProperties();
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (ProducerRecord<byte[], byte[]> r : records) {
-                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value(), r.headers()));
-            }
-            producer.flush();
-        }
+        send(
+                records.stream()
+                        .map(r -> new ProducerRecord<>(topic, 0, r.key(), r.value(), r.headers()))
+                        .toList());
 
         // Two slots of one chunk each: held by cyan's chunks until they are due, black's next
         // chunk would get a slot only after cyan's eleventh.
@@ -512,43 +506,59 @@ class StreamReaderIT {
                             .pacing(rate)
                             .open());
         }
-        ExecutorService threads = Executors.newFixedThreadPool(readers.size());
         try {
-            List<Future<List<Long>>> seqs = new ArrayList<>();
-            for (StreamReader reader : readers) {
-                seqs.add(
-                        threads.submit(
-                                () -> {
-                                    List<Long> read = new ArrayList<>();
-                                    while (!reader.isEndOfStream()) {
-                                        try (StreamChunk chunk =
-                                                reader.acquire(Duration.ofSeconds(5))) {
-                                            assertThat(chunk).as("after %s", read).isNotNull();
-                                            byte[] bytes = chunk.copyPayload();
-                                            assertThat(bytes)
-                                                    .isEqualTo(
-                                                            payload(
-                                                                    reader.stream(),
-                                                                    chunk.seq(),
-                                                                    size));
-                                            read.add(chunk.seq());
-                                        }
+            List<List<Long>> seqs =
+                    readEachOnItsThread(
+                            readers,
+                            reader -> {
+                                List<Long> read = new ArrayList<>();
+                                while (!reader.isEndOfStream()) {
+                                    try (StreamChunk chunk =
+                                            reader.acquire(Duration.ofSeconds(5))) {
+                                        assertThat(chunk).as("after %s", read).isNotNull();
+                                        assertThat(chunk.copyPayload())
+                                                .isEqualTo(
+                                                        payload(
+                                                                reader.stream(),
+                                                                chunk.seq(),
+                                                                size));
+                                        read.add(chunk.seq());
                                     }
-                                    return read;
-                                }));
-            }
-            for (Future<List<Long>> read : seqs) {
-                assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                        .isEqualTo(range(0, chunks, 1));
-            }
+                                }
+                                return read;
+                            });
+            assertThat(seqs).containsOnly(range(0, chunks, 1));
             for (StreamReader reader : readers) {
                 assertThat(reader.stats().starvationEvents()).as(reader.stream()).isZero();
             }
         } finally {
-            threads.shutdownNow();
             for (StreamReader reader : readers) {
                 reader.close();
             }
+        }
+    }
+
+    /** What one reader read. */
+    private interface ReadTask {
+        List<Long> read(StreamReader reader) throws Exception;
+    }
+
+    /** Runs {@code task} for every reader at once, each on a thread of its own; their results. */
+    private static List<List<Long>> readEachOnItsThread(List<StreamReader> readers, ReadTask task)
+            throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(readers.size());
+        try {
+            List<Future<List<Long>>> reads = new ArrayList<>();
+            for (StreamReader reader : readers) {
+                reads.add(threads.submit(() -> task.read(reader)));
+            }
+            List<List<Long>> results = new ArrayList<>();
+            for (Future<List<Long>> read : reads) {
+                results.add(read.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            threads.shutdownNow();
         }
     }
 
