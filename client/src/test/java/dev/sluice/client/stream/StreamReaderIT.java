@@ -8,7 +8,7 @@ import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
 import java.net.URI;
@@ -17,11 +17,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -42,11 +40,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link StreamReader} against the real broker and a real {@code sluice-brokerd}: chunks written
@@ -56,32 +52,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StreamReaderIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    @RegisterExtension static final BrokerdExtension BROKERD = new BrokerdExtension(KAFKA);
 
     private static final int PARTITIONS = 3;
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    @TempDir static Path dir;
-
-    private static BrokerdProcess daemon;
     private static BrokerdClient brokerd;
 
     @BeforeAll
-    static void startDaemon() throws IOException {
-        daemon =
-                BrokerdProcess.start(
-                        BrokerdProcess.defaultBinary(),
-                        KAFKA.bootstrapServers(),
-                        dir.resolve("d.sock"),
-                        Map.of());
-        brokerd = BrokerdClient.builder(daemon.socket()).build();
-    }
-
-    @AfterAll
-    static void stopDaemon() throws InterruptedException {
-        if (daemon != null) {
-            daemon.close();
-        }
+    static void connect() {
+        brokerd = BrokerdClient.builder(BROKERD.socket()).build();
     }
 
     /** What chunk {@code seq} of {@code stream} carries: its name, then bytes that follow seq. */
@@ -569,7 +550,9 @@ class StreamReaderIT {
     private static void awaitPublished(String topic, long count) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest request =
-                HttpRequest.newBuilder(URI.create("http://" + daemon.metricsAddress() + "/metrics"))
+                HttpRequest.newBuilder(
+                                URI.create(
+                                        "http://" + BROKERD.daemon().metricsAddress() + "/metrics"))
                         .build();
         long deadline = System.nanoTime() + WAIT.toNanos();
         long published = 0;

@@ -11,13 +11,11 @@ import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
-import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.sink.SluiceSink;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +36,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,6 +49,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class GenerationIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    @RegisterExtension static final BrokerdExtension BROKERD = new BrokerdExtension(KAFKA);
 
     @RegisterExtension
     static final MiniClusterExtension FLINK =
@@ -67,27 +65,14 @@ class GenerationIT {
     private final String jobsTopic = "gen-jobs-" + TESTS.incrementAndGet();
     private final String statusTopic = "gen-status-" + TESTS.get();
     private final String progressTopic = KAFKA.createTopic(1);
-    private static BrokerdProcess daemon;
     private static BrokerdClient brokerd;
 
     @BeforeAll
-    static void start() throws Exception {
-        Path dir = Files.createTempDirectory("sluice-generation-it");
-        daemon =
-                BrokerdProcess.start(
-                        BrokerdProcess.defaultBinary(),
-                        KAFKA.bootstrapServers(),
-                        dir.resolve("brokerd.sock"),
-                        Map.of());
-        brokerd = BrokerdClient.builder(daemon.socket()).build();
+    static void start() {
+        brokerd = BrokerdClient.builder(BROKERD.socket()).build();
         for (String node : List.of("node-0", "node-1")) {
             KAFKA.broker().createTopic(ChunkTopics.forOutputLocation(node), 4);
         }
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        daemon.close();
     }
 
     /** Two streams, c0 to node-0 and c1 to node-1, of 320 KiB in tasks of 48 KiB, chunks of 16. */

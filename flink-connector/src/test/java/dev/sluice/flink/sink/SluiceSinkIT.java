@@ -7,13 +7,12 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
-import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,11 +48,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link SluiceSink} in a Flink job on a MiniCluster (parallelism 2), writing to a real broker,
@@ -63,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SluiceSinkIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    @RegisterExtension static final BrokerdExtension BROKERD = new BrokerdExtension(KAFKA);
 
     private static final InMemoryReporter METRICS = InMemoryReporter.create();
 
@@ -80,26 +78,11 @@ class SluiceSinkIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    @TempDir static Path dir;
-    private static BrokerdProcess daemon;
     private static BrokerdClient brokerd;
 
     @BeforeAll
-    static void startDaemon() throws IOException {
-        daemon =
-                BrokerdProcess.start(
-                        BrokerdProcess.defaultBinary(),
-                        KAFKA.bootstrapServers(),
-                        dir.resolve("d.sock"),
-                        Map.of());
-        brokerd = BrokerdClient.builder(daemon.socket()).build();
-    }
-
-    @AfterAll
-    static void stopDaemon() throws InterruptedException {
-        if (daemon != null) {
-            daemon.close();
-        }
+    static void connect() {
+        brokerd = BrokerdClient.builder(BROKERD.socket()).build();
     }
 
     private static String uniqueName(String prefix) {

@@ -3,7 +3,7 @@ package dev.sluice.flink.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
 import java.net.URI;
@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -38,10 +37,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What Flink's suite does not cover: backpressure through the daemon, AUTO's choice, offsets
@@ -50,6 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SluiceSourceIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    @RegisterExtension static final BrokerdExtension BROKERD = new BrokerdExtension(KAFKA);
 
     @RegisterExtension
     static final MiniClusterExtension FLINK =
@@ -60,24 +59,7 @@ class SluiceSourceIT {
                             .build());
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static Path dir;
-    private static BrokerdProcess daemon;
-
-    @BeforeAll
-    static void startDaemon() throws IOException {
-        dir = Files.createTempDirectory("sluice-source-it");
-        daemon =
-                BrokerdProcess.start(
-                        BrokerdProcess.defaultBinary(),
-                        KAFKA.bootstrapServers(),
-                        dir.resolve("brokerd.sock"),
-                        Map.of());
-    }
-
-    @AfterAll
-    static void stopDaemon() throws InterruptedException {
-        daemon.close();
-    }
+    @TempDir static Path dir;
 
     private static void produce(String topic, int partitions, int count, int size) {
         Properties props = KAFKA.broker().clientProperties();
@@ -102,7 +84,7 @@ class SluiceSourceIT {
                 .setBootstrapServers(KAFKA.bootstrapServers())
                 .setTopics(topic)
                 .setReadMode(mode)
-                .setBrokerdSocket(daemon.socket())
+                .setBrokerdSocket(BROKERD.socket())
                 .setValueOnlyDeserializer(new SimpleStringSchema());
     }
 
@@ -114,7 +96,7 @@ class SluiceSourceIT {
                                 HttpRequest.newBuilder(
                                                 URI.create(
                                                         "http://"
-                                                                + daemon.metricsAddress()
+                                                                + BROKERD.daemon().metricsAddress()
                                                                 + "/metrics"))
                                         .build(),
                                 HttpResponse.BodyHandlers.ofString());
