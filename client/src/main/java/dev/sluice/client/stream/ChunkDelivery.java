@@ -103,12 +103,8 @@ final class ChunkDelivery {
         }
         if (pacer != null && pacer.started() && !starving) {
             long due = pacer.nextDueNanos();
-            while (due - now > 0) {
-                if (deadline - now <= 0) {
-                    return null;
-                }
-                clock.parkNanos(Math.min(due - now, deadline - now));
-                now = clock.nanoTime();
+            if (!parkUntil(due, deadline)) {
+                return null;
             }
             // Due: is it there?
             ChunkSource.Chunk chunk = nextOwn(0);
@@ -137,19 +133,27 @@ final class ChunkDelivery {
             if (first == null) {
                 return null;
             }
-            now = clock.nanoTime();
-            firstDueNanos = now + startDelayNanos;
+            firstDueNanos = clock.nanoTime() + startDelayNanos;
         }
-        while (firstDueNanos - now > 0) {
-            if (deadline - now <= 0) {
-                return null;
-            }
-            clock.parkNanos(Math.min(firstDueNanos - now, deadline - now));
-            now = clock.nanoTime();
+        if (!parkUntil(firstDueNanos, deadline)) {
+            return null;
         }
         ChunkSource.Chunk chunk = first;
         first = null;
-        return handOut(chunk, now);
+        return handOut(chunk, clock.nanoTime());
+    }
+
+    /** Parks until {@code due}; false if {@code deadline} comes first. */
+    private boolean parkUntil(long due, long deadline) {
+        long now = clock.nanoTime();
+        while (due - now > 0) {
+            if (deadline - now <= 0) {
+                return false;
+            }
+            clock.parkNanos(Math.min(due - now, deadline - now));
+            now = clock.nanoTime();
+        }
+        return true;
     }
 
     /**

@@ -209,30 +209,25 @@ final class SharedChunkSubscription {
 
     private void handOut(ChunkBatch batch) throws IOException {
         SharedBatch shared = new SharedBatch(batch);
-        List<Member> targets = new ArrayList<>();
-        List<Integer> indices = new ArrayList<>();
         int inPlace = 0;
         synchronized (this) {
+            List<Member> targets = new ArrayList<>();
+            List<Held> rows = new ArrayList<>();
+            // Readers with a chunk waiting: in their inbox, or earlier in this batch.
+            Set<Member> waiting = new HashSet<>();
             for (int i = 0; i < batch.chunkCount(); i++) {
                 String stream = batch.stream(i);
                 seen.add(stream);
                 for (Member member : members.getOrDefault(stream, List.of())) {
+                    Row row = new Row(shared, i);
+                    boolean behind = !member.inbox.isEmpty() || !waiting.add(member);
+                    HeapChunk copy = member.paced && behind ? copy(row) : null;
+                    if (copy == null) {
+                        inPlace++;
+                    }
                     targets.add(member);
-                    indices.add(i);
+                    rows.add(copy == null ? row : copy);
                 }
-            }
-            List<Held> rows = new ArrayList<>(targets.size());
-            // Readers with a chunk waiting: in their inbox, or earlier in this batch.
-            Set<Member> waiting = new HashSet<>();
-            for (int k = 0; k < targets.size(); k++) {
-                Member member = targets.get(k);
-                Row row = new Row(shared, indices.get(k));
-                boolean behind = !member.inbox.isEmpty() || !waiting.add(member);
-                HeapChunk copy = member.paced && behind ? copy(row) : null;
-                if (copy == null) {
-                    inPlace++;
-                }
-                rows.add(copy == null ? row : copy);
             }
             // Counted before any reader can finish one.
             shared.readers.set(inPlace);
