@@ -422,6 +422,18 @@ TEST_F(DaemonProcessTest, SigtermCommitsRemovesTheSegmentsAndTheSocketAndExitsZe
   rd_kafka_destroy(consumer);
 }
 
+// The override is by symbol interposition, which a link order can undo without an error.
+TEST_F(DaemonProcessTest, TheDaemonRunsOnMimallocAndSaysSoInItsReadyLine) {
+  StartDaemon();
+  ASSERT_EQ(::kill(daemon_, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(daemon_, &status, 0), daemon_);
+  daemon_ = -1;
+  const std::string log = Log();
+  EXPECT_NE(log.find("event=ready"), std::string::npos) << log;
+  EXPECT_NE(log.find("allocator=mimalloc"), std::string::npos) << log;
+}
+
 TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordTooLarge) {
   Produce(1, 2000);
   StartDaemon();

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/allocator.h"
 #include "daemon/control_server.h"
 #include "daemon/daemon_config.h"
 #include "daemon/log.h"
@@ -72,7 +73,8 @@ int Run(int argc, char** argv) {
   Log(LogLevel::kInfo, "ready",
       {{"socket", config->socket_path},
        {"metrics", metrics_address},
-       {"pid", std::to_string(getpid())}});
+       {"pid", std::to_string(getpid())},
+       {"allocator", std::string(MallocInUse())}});
   const Status served = (*server)->Run(stop_fd);
   server->reset();
   if (!served.ok()) {

@@ -49,7 +49,15 @@ final class ChildProcess {
     }
 
     static Process start(List<String> command) throws IOException {
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return start(command, Map.of());
+    }
+
+    /** Starts the command with these variables added to this process's environment. */
+    static Process start(List<String> command, Map<String, String> environment) throws IOException {
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     /** Runs the command to its end and returns its result line. */

@@ -18,13 +18,17 @@ import java.util.Map;
  * ({@code sluice-kafka-tool consume}) reading the same topic, for 100 B and 1 KiB records. Both
  * readers compute the same digest of every value, and their checksums must agree.
  *
+ * <p>The daemon runs on mimalloc, which halves librdkafka's cost per record; the bare consumer runs
+ * a second time on the same library (preloaded), so that the table tells what the allocator gives
+ * from what the daemon does.
+ *
  * <p>Arguments: {@code --bin DIR} (holding sluice-brokerd and sluice-kafka-tool), {@code --results
  * DIR}, {@code --reps K} (5), {@code --mib V} (2048 MiB of values per topic), {@code --sizes B,B}
  * (100,1024).
  */
 public final class IngestBenchmark {
     static final int[] SIZES = {100, 1 << 10};
-    static final String[] SYSTEMS = {"sluice", "librdkafka"};
+    static final String[] SYSTEMS = {"sluice", "librdkafka", "librdkafka-mimalloc"};
     static final int PARTITIONS = 8;
     private static final long MIB = 1 << 20;
 
@@ -51,11 +55,24 @@ public final class IngestBenchmark {
     private final Path bin;
     private final KafkaBroker broker;
     private final BrokerdProcess daemon;
+    private final Map<String, String> daemonsMalloc;
 
-    private IngestBenchmark(Path bin, KafkaBroker broker, BrokerdProcess daemon) {
+    private IngestBenchmark(Path bin, KafkaBroker broker, BrokerdProcess daemon)
+            throws IOException {
         this.bin = bin;
         this.broker = broker;
         this.daemon = daemon;
+        this.daemonsMalloc = Map.of("LD_PRELOAD", mappedLibrary(daemon.pid(), "libmimalloc"));
+    }
+
+    /** The file of the shared library named {@code prefix...} that process {@code pid} mapped. */
+    private static String mappedLibrary(long pid, String prefix) throws IOException {
+        return Files.readAllLines(Path.of("/proc", Long.toString(pid), "maps")).stream()
+                .map(line -> line.substring(line.lastIndexOf(' ') + 1))
+                .filter(file -> Path.of(file).getFileName().toString().startsWith(prefix))
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalStateException("sluice-brokerd did not map " + prefix));
     }
 
     public static void main(String[] args) throws Exception {
@@ -92,16 +109,14 @@ public final class IngestBenchmark {
                 long records = volume / size;
                 benchmark.fill(topic, size, records);
                 // Unmeasured: JIT and page cache, for both.
-                benchmark.sluice(topic, size, 0, records);
-                benchmark.librdkafka(topic, size, 0, records);
+                for (String system : SYSTEMS) {
+                    benchmark.run(system, topic, size, 0, records);
+                }
                 for (int rep = 1; rep <= reps; rep++) {
-                    // Alternating the order spreads the machine's drift over both systems.
+                    // Rotating the order spreads the machine's drift over the systems.
                     for (int k = 0; k < SYSTEMS.length; k++) {
                         String system = SYSTEMS[(k + rep) % SYSTEMS.length];
-                        Run run =
-                                system.equals("sluice")
-                                        ? benchmark.sluice(topic, size, rep, records)
-                                        : benchmark.librdkafka(topic, size, rep, records);
+                        Run run = benchmark.run(system, topic, size, rep, records);
                         runs.add(run);
                         System.err.printf(
                                 Locale.ROOT,
@@ -135,8 +150,25 @@ public final class IngestBenchmark {
                 "600000");
     }
 
+    private Run run(String system, String topic, int size, int rep, long records)
+            throws IOException, InterruptedException {
+        return switch (system) {
+            case "sluice" -> sluice(topic, size, rep, records);
+            case "librdkafka" -> librdkafka(system, Map.of(), topic, size, rep, records);
+            case "librdkafka-mimalloc" ->
+                    librdkafka(system, daemonsMalloc, topic, size, rep, records);
+            default -> throw new IllegalArgumentException(system);
+        };
+    }
+
     /** Runs sluice-kafka-tool against the broker and returns its result line. */
     private Map<String, String> kafkaTool(String mode, String topic, long count, String... more)
+            throws IOException, InterruptedException {
+        return kafkaTool(Map.of(), mode, topic, count, more);
+    }
+
+    private Map<String, String> kafkaTool(
+            Map<String, String> environment, String mode, String topic, long count, String... more)
             throws IOException, InterruptedException {
         List<String> command =
                 new ArrayList<>(
@@ -150,7 +182,7 @@ public final class IngestBenchmark {
                                 "--count",
                                 Long.toString(count)));
         command.addAll(List.of(more));
-        return ChildProcess.run(command);
+        return ChildProcess.result(ChildProcess.start(command, environment));
     }
 
     private Run sluice(String topic, int size, int rep, long records)
@@ -180,10 +212,17 @@ public final class IngestBenchmark {
                         + Double.parseDouble(reader.get("daemon_window_cpu_s")));
     }
 
-    private Run librdkafka(String topic, int size, int rep, long records)
+    private Run librdkafka(
+            String system,
+            Map<String, String> environment,
+            String topic,
+            int size,
+            int rep,
+            long records)
             throws IOException, InterruptedException {
         Map<String, String> consumer =
                 kafkaTool(
+                        environment,
                         "consume",
                         topic,
                         records,
@@ -191,12 +230,7 @@ public final class IngestBenchmark {
                         Long.toString(warmup(records)),
                         "--digest",
                         "sum64");
-        return run(
-                "librdkafka",
-                size,
-                rep,
-                consumer,
-                Double.parseDouble(consumer.get("window_cpu_s")));
+        return run(system, size, rep, consumer, Double.parseDouble(consumer.get("window_cpu_s")));
     }
 
     /** Both measure from here on: the first tenth warms up page cache, JIT and fetch sessions. */
@@ -255,8 +289,9 @@ public final class IngestBenchmark {
                 new StringBuilder(
                         "| size | system | M records/s min / median / max | CPU-s per GB min /"
                                 + " median / max | sluice / librdkafka records/s | sluice /"
-                                + " librdkafka CPU per GB |\n"
-                                + "|---|---|---|---|---|---|\n");
+                                + " librdkafka CPU per GB | sluice / librdkafka-mimalloc"
+                                + " records/s | sluice / librdkafka-mimalloc CPU per GB |\n"
+                                + "|---|---|---|---|---|---|---|---|\n");
         for (int size : SIZES) {
             Map<String, Summary> rate =
                     Summary.bySystem(runs, size, run -> run.recordsPerSecond() / 1e6);
@@ -269,13 +304,15 @@ public final class IngestBenchmark {
                 out.append(
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %s | %s | %s | %s | %s |%n",
+                                "| %s | %s | %s | %s | %s | %s | %s | %s |%n",
                                 HandoffBenchmark.sizeName(size),
                                 system,
                                 rate.get(system).format("%.3f"),
                                 cpu.get(system).format("%.2f"),
                                 sluice ? Summary.ratio(rate, system, "librdkafka") : "",
-                                sluice ? Summary.ratio(cpu, system, "librdkafka") : ""));
+                                sluice ? Summary.ratio(cpu, system, "librdkafka") : "",
+                                sluice ? Summary.ratio(rate, system, "librdkafka-mimalloc") : "",
+                                sluice ? Summary.ratio(cpu, system, "librdkafka-mimalloc") : ""));
             }
         }
         return out.toString();
