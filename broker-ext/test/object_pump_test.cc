@@ -225,6 +225,41 @@ TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   EXPECT_EQ(seen, 400);
 }
 
+TEST_F(ObjectPumpTest, WithNoReaderAttachedThePumpWaitsInsteadOfPublishingToNobody) {
+  constexpr int kRecords = 400;
+  Produce(kRecords, 1000);
+  auto writer = Writer(2, 8192);
+  auto rig = Pump(*writer);
+  ObjectPump& pump = rig->pump;
+  {
+    auto leaving = SegmentReader::Open(name_).MoveValue();
+    for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
+    ASSERT_TRUE(pump.paused()) << "the reader holds both slots";
+  }  // it leaves without reading: its slots come back, and nobody is attached
+  const PumpStats left = pump.stats();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
+  EXPECT_EQ(pump.stats().objects, left.objects) << "an object now would reach nobody";
+  EXPECT_TRUE(pump.paused());
+
+  // The next reader gets every record after the ones the first reader left with.
+  auto reader = SegmentReader::Open(name_).MoveValue();
+  std::atomic<bool> done{false};
+  std::thread pumping([&] {
+    while (!done) ASSERT_TRUE(pump.RunFor(20ms).ok());
+  });
+  uint64_t seen = 0;
+  while (seen < kRecords - left.records) {
+    auto object = reader->Next(10s);
+    ASSERT_TRUE(object.ok()) << object.status().ToString();
+    seen += DecodeObject(*object, RecordsSchema()).MoveValue()->num_rows();
+    ASSERT_TRUE(reader->Release(*object).ok());
+  }
+  done = true;
+  pumping.join();
+  EXPECT_EQ(seen + left.records, static_cast<uint64_t>(kRecords));
+  EXPECT_EQ(pump.stats().records, static_cast<uint64_t>(kRecords));
+}
+
 // Hands out `burst` messages in one poll, then polls the queue as usual: what a sequencer does
 // when a late chunk releases the early ones it held.
 class BurstSource final : public MessageSource {
@@ -254,6 +289,7 @@ TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForM
   constexpr int kRecords = 400;
   Produce(kRecords, 1000);
   auto writer = Writer(64, 8192);  // a handful of records per object, room for all of them
+  auto reader = SegmentReader::Open(name_).MoveValue();
   BurstSource source(queue_, kRecords);
   ASSERT_EQ(source.burst_size(), static_cast<size_t>(kRecords));
   CommitTracker tracker;

@@ -103,10 +103,18 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
   return true;
 }
 
+Result<SlotBuffer> ObjectPump::AcquireForReaders(std::chrono::nanoseconds timeout) {
+  const Clock::time_point start = Clock::now();
+  if (writer_.attached_readers() == 0) SLUICE_RETURN_NOT_OK(writer_.WaitForReaders(1, timeout));
+  return writer_.Acquire(std::max<std::chrono::nanoseconds>(timeout - (Clock::now() - start),
+                                                            std::chrono::nanoseconds(0)));
+}
+
 Status ObjectPump::Flush(Clock::time_point deadline) {
-  Result<SlotBuffer> slot = writer_.Acquire(std::chrono::nanoseconds(0));
+  Result<SlotBuffer> slot = AcquireForReaders(std::chrono::nanoseconds(0));
   if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) {
-    // Readers hold every slot. A long stall stops fetching until they release one.
+    // Readers hold every slot, or none is attached. A long stall stops fetching until a slot
+    // comes free for a reader.
     const Clock::time_point now = Clock::now();
     if (!full_since_.has_value()) full_since_ = now;
     if (!paused() && now - *full_since_ >= options_.pause_after) {
@@ -114,7 +122,7 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
       SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(true));
     }
     const auto wait = std::min<Clock::duration>(options_.poll_timeout, deadline - now);
-    slot = writer_.Acquire(std::max<Clock::duration>(wait, Clock::duration::zero()));
+    slot = AcquireForReaders(std::max<Clock::duration>(wait, Clock::duration::zero()));
     // Still full: the caller comes back, or its time is up.
     if (!slot.ok() && slot.status().code() == StatusCode::kTimedOut) return Status::OK();
   }

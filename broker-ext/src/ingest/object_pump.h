@@ -70,6 +70,10 @@ class ObjectPump {
   // Adds the message to the object being built; false when it does not fit, and the object
   // must be published first.
   Result<bool> TryAdd(ReadyMessage& ready);
+  // A free slot once a reader is attached. Objects reach only the readers attached when they are
+  // published: with none (the last one left or was evicted) an object would reach nobody, its
+  // records would count as released and be committed, and the pump would drain the partitions.
+  Result<SlotBuffer> AcquireForReaders(std::chrono::nanoseconds timeout);
   // Publishes the pending messages, waiting until `deadline` for a free slot. Returns OK with
   // the messages still pending when no slot came free in time.
   Status Flush(Clock::time_point deadline);
