@@ -3,20 +3,26 @@
 //   handoff-writer sluice --segment NAME --size B --records N --warmup W --slot-size Z --slots S
 //       [--checksums]
 //   handoff-writer memcpy --size B --records N --warmup W --slot-size Z --slots S
+//   handoff-writer threads --size B --records N --warmup W --slot-size Z --slots S
 //
 // `sluice` creates a RECORDS segment, waits for one reader, and publishes W + N records of B value
 // bytes, as many per object as fit a slot, through the in-place batch builder: each value is
 // copied once, from a prepared source buffer into shared memory. `memcpy` makes the same copies
 // from the same source into a private ring of the same slots, with no reader: the anchor.
+// `threads` adds a reader thread that sums every byte of each slot: the hardware's ceiling for a
+// handoff whose reader reads what it is handed.
 //
 // The first W records warm both sides up (the reader's JIT above all); an object ends at record W
 // so that the reader can tell where the measured part starts. Prints one line:
 //   start_ns=.. end_ns=.. cpu_s=.. objects=.. records=.. bytes=..
 // with start_ns and end_ns on CLOCK_MONOTONIC, which Java's System.nanoTime shares on Linux, so
 // the harness can subtract the reader's end from the writer's start. cpu_s is this process's CPU
-// time over the same window.
+// time over the same window. `threads` adds checksum=.. (its reader's sum), which keeps the
+// compiler from dropping the reads.
+#include <sched.h>
 #include <time.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +32,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "sluice/batch_builder.h"
@@ -93,13 +100,14 @@ struct Window {
     end_ns = Now(CLOCK_MONOTONIC);
     cpu_end_ns = Now(CLOCK_PROCESS_CPUTIME_ID);
   }
-  void Print(const Options& options) const {
-    std::printf("start_ns=%lld end_ns=%lld cpu_s=%.6f objects=%llu records=%llu bytes=%llu\n",
+  // `more` is appended to the line: further key=value pairs.
+  void Print(const Options& options, const std::string& more = "") const {
+    std::printf("start_ns=%lld end_ns=%lld cpu_s=%.6f objects=%llu records=%llu bytes=%llu%s\n",
                 static_cast<long long>(start_ns), static_cast<long long>(end_ns),
                 static_cast<double>(cpu_end_ns - cpu_start_ns) / 1e9,
                 static_cast<unsigned long long>(objects),
                 static_cast<unsigned long long>(options.records),
-                static_cast<unsigned long long>(options.records * options.size));
+                static_cast<unsigned long long>(options.records * options.size), more.c_str());
   }
 };
 
@@ -167,33 +175,127 @@ int RunSluice(const Options& options) {
   return 0;
 }
 
-int RunMemcpy(const Options& options) {
-  Source source(options.size);
-  std::vector<char> ring(options.slot_size * options.slots);
-  // Touch every page first, as the segment's pages are by the time the measured part starts.
-  std::memset(ring.data(), 1, ring.size());
-  Window window;
-  uint64_t slot = 0, used = 0;
-  auto copy_until = [&](uint64_t begin, uint64_t end) {
+// The copies of the memcpy anchors: one memcpy per record, the records back to back in a slot of
+// a private ring, the next slot when one is full. `next_slot(n, bytes)` runs when slot number n
+// (counting from 0 over the whole run) is full with `bytes`, before the copies go on into n + 1.
+class RingCopy {
+ public:
+  explicit RingCopy(const Options& options)
+      : options_(options), source_(options.size), ring_(options.slot_size * options.slots) {
+    // Touch every page first, as the segment's pages are by the time the measured part starts.
+    std::memset(ring_.data(), 1, ring_.size());
+  }
+
+  const char* Slot(uint64_t n) const {
+    return ring_.data() + n % options_.slots * options_.slot_size;
+  }
+  uint64_t slot() const { return slot_; }
+  uint64_t used() const { return used_; }
+
+  template <typename NextSlot>
+  void CopyUntil(uint64_t begin, uint64_t end, NextSlot&& next_slot) {
     for (uint64_t i = begin; i < end; ++i) {
-      const std::string_view value = source.Current();
-      source.Advance();
-      if (used + value.size() > options.slot_size) {
-        slot = (slot + 1) % options.slots;
-        used = 0;
-        ++window.objects;
+      const std::string_view value = source_.Current();
+      source_.Advance();
+      if (used_ + value.size() > options_.slot_size) {
+        next_slot(slot_, used_);
+        ++slot_;
+        used_ = 0;
       }
-      std::memcpy(ring.data() + slot * options.slot_size + used, value.data(), value.size());
-      used += value.size();
+      std::memcpy(ring_.data() + slot_ % options_.slots * options_.slot_size + used_, value.data(),
+                  value.size());
+      used_ += value.size();
     }
-  };
-  copy_until(0, options.warmup);
+  }
+
+ private:
+  const Options& options_;
+  Source source_;
+  std::vector<char> ring_;
+  uint64_t slot_ = 0;
+  uint64_t used_ = 0;
+};
+
+int RunMemcpy(const Options& options) {
+  RingCopy copy(options);
+  Window window;
+  auto count = [&](uint64_t, uint64_t) { ++window.objects; };
+  copy.CopyUntil(0, options.warmup, count);
   window.Start();
-  copy_until(options.warmup, options.warmup + options.records);
+  copy.CopyUntil(options.warmup, options.warmup + options.records, count);
   window.End();
   // Nobody reads the ring: this tells the compiler its bytes are observed, so no copy is dropped.
-  asm volatile("" : : "r"(ring.data()) : "memory");
+  asm volatile("" : : "r"(copy.Slot(0)) : "memory");
   window.Print(options);
+  return 0;
+}
+
+// Spins briefly, then yields: on two cores the other side may need this one.
+void Idle(int& steps) {
+  if (++steps < 100) {
+    __builtin_ia32_pause();
+  } else {
+    sched_yield();
+  }
+}
+
+// The sum Probe.sum makes in the Java readers: 8-byte words with eight accumulators, then the tail.
+uint64_t Sum(const char* bytes, size_t length) {
+  uint64_t sums[8] = {};
+  size_t i = 0;
+  for (; i + 64 <= length; i += 64) {
+    for (int k = 0; k < 8; ++k) {
+      uint64_t word;
+      std::memcpy(&word, bytes + i + 8 * k, 8);
+      sums[k] += word;
+    }
+  }
+  for (; i < length; ++i) sums[0] += static_cast<uint8_t>(bytes[i]);
+  uint64_t total = 0;
+  for (uint64_t sum : sums) total += sum;
+  return total;
+}
+
+// The handoff without the format, the processes and the JVM: the memcpy anchor's copies, each
+// full slot handed to a reader thread of this process that sums every byte of it (as the Java
+// readers do) and hands it back. What two cores can do when one writes what the other reads.
+int RunThreads(const Options& options) {
+  RingCopy copy(options);
+  std::vector<uint64_t> filled(options.slots);
+  std::atomic<uint64_t> published{0}, released{0};
+  std::atomic<bool> done{false};
+  uint64_t checksum = 0;
+  std::thread reader([&] {
+    for (uint64_t n = 0;; ++n) {
+      int steps = 0;
+      while (published.load(std::memory_order_acquire) <= n) {
+        if (done.load(std::memory_order_acquire) &&
+            published.load(std::memory_order_acquire) <= n) {
+          return;
+        }
+        Idle(steps);
+      }
+      checksum += Sum(copy.Slot(n), filled[n % options.slots]);
+      released.store(n + 1, std::memory_order_release);
+    }
+  });
+  Window window;
+  auto hand_over = [&](uint64_t n, uint64_t bytes) {
+    filled[n % options.slots] = bytes;
+    published.store(n + 1, std::memory_order_release);
+    ++window.objects;
+    // Slot n + 1 is free once the reader released what the ring held there before.
+    int steps = 0;
+    while (n + 1 - released.load(std::memory_order_acquire) >= options.slots) Idle(steps);
+  };
+  copy.CopyUntil(0, options.warmup, hand_over);
+  window.Start();
+  copy.CopyUntil(options.warmup, options.warmup + options.records, hand_over);
+  hand_over(copy.slot(), copy.used());
+  done.store(true, std::memory_order_release);
+  reader.join();
+  window.End();
+  window.Print(options, " checksum=" + std::to_string(checksum));
   return 0;
 }
 
@@ -249,7 +351,8 @@ int main(int argc, char** argv) {
     const std::string command = argc > 1 ? argv[1] : "";
     if (command == "sluice") return RunSluice(Parse(argc, argv, true));
     if (command == "memcpy") return RunMemcpy(Parse(argc, argv, false));
-    throw UsageError{"the command is sluice or memcpy"};
+    if (command == "threads") return RunThreads(Parse(argc, argv, false));
+    throw UsageError{"the command is sluice, memcpy or threads"};
   } catch (const UsageError& error) {
     std::fprintf(stderr, "handoff-writer: %s\n", error.message.c_str());
     return 2;

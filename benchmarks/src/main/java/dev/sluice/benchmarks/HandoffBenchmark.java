@@ -16,9 +16,10 @@ import java.util.Map;
 
 /**
  * The handoff benchmark of issue 3 (benchmarks/README.md): for each record size, K repetitions of
- * Sluice (C++ writer process to Java reader process), single-thread memcpy and Aeron IPC, each
- * moving the same volume; writes {@code handoff.csv} (one row per run) and {@code handoff.md} (the
- * min / median / max table with the ratios) to the results directory.
+ * Sluice (C++ writer process to Java reader process), single-thread memcpy, the same copies handed
+ * to a reader thread (the hardware's ceiling) and Aeron IPC, each moving the same volume; writes
+ * {@code handoff.csv} (one row per run) and {@code handoff.md} (the min / median / max table with
+ * the ratios) to the results directory.
  *
  * <p>Arguments: {@code --writer PATH} (handoff-writer), {@code --results DIR}, {@code --reps K}
  * (5), {@code --mib V} (2048 MiB per run), {@code --sizes B,B} and {@code --systems S,S} (a subset
@@ -26,10 +27,14 @@ import java.util.Map;
  */
 public final class HandoffBenchmark {
     static final int[] SIZES = {100, 1 << 10, 64 << 10, 1 << 20};
-    static final String[] SYSTEMS = {"sluice", "memcpy", "memcpy-dram", "aeron"};
+    static final String[] SYSTEMS = {"sluice", "memcpy", "memcpy-dram", "threads", "aeron"};
     // The large-buffer anchor's ring: far beyond the 32 MiB L3, so every copy goes to DRAM.
     private static final long DRAM_RING_BYTES = 1L << 30;
     private static final long MIB = 1 << 20;
+    private static final long WARMUP_OBJECTS = 16_384;
+    // A record's bytes in an object besides its value: partition, offset, timestamp, and the
+    // offsets of its key, value and headers.
+    private static final long ROW_OVERHEAD_BYTES = 32;
 
     private final Path writer;
     private final long volume;
@@ -106,13 +111,15 @@ public final class HandoffBenchmark {
 
     private Run run(String system, int size, int rep) throws IOException, InterruptedException {
         long records = volume / size;
-        // As many records again first, for the JIT: the Java sides' per-object code runs once per
-        // object, about a thousand times per run, and with a tenth as warm-up C2 was still
-        // compiling it during the measured part (-Xlog:jit+compilation).
-        long warmup = records;
         // Records up to 64 KiB are batched into 2 MiB objects; a 1 MiB record gets an object of its
         // own in a slot with room for the metadata. 16 slots make a ring that fits L3 (32 MiB).
         long slotSize = size < MIB ? 2 * MIB : size + 64 * 1024;
+        // First, for the JIT, as many records again and at least WARMUP_OBJECTS objects: the Java
+        // reader's per-object code (Arrow's batch loading) reaches C2 after a few thousand
+        // objects, and with 2048 it was still compiling through the measured part, on the core
+        // the writer needed (-XX:+PrintCompilation; 1 MiB records went at 5 GB/s, then 11).
+        long recordsPerObject = Math.max(1, slotSize / (size + ROW_OVERHEAD_BYTES));
+        long warmup = Math.max(records, WARMUP_OBJECTS * recordsPerObject);
         List<String> shape =
                 List.of(
                         "--size", Integer.toString(size),
@@ -125,8 +132,9 @@ public final class HandoffBenchmark {
         dramShape.set(dramShape.size() - 1, Long.toString(DRAM_RING_BYTES / slotSize));
         return switch (system) {
             case "sluice" -> sluice(name, shape, size, rep, records, warmup);
-            case "memcpy" -> memcpy(system, shape, size, rep, records);
-            case "memcpy-dram" -> memcpy(system, dramShape, size, rep, records);
+            case "memcpy" -> oneProcess(system, "memcpy", shape, size, rep, records);
+            case "memcpy-dram" -> oneProcess(system, "memcpy", dramShape, size, rep, records);
+            case "threads" -> oneProcess(system, "threads", shape, size, rep, records);
             case "aeron" -> aeron(name, size, rep, records, warmup);
             default -> throw new IllegalArgumentException(system);
         };
@@ -164,9 +172,11 @@ public final class HandoffBenchmark {
                 parse(wrote, "cpu_s") + parse(read, "cpu_s"));
     }
 
-    private Run memcpy(String system, List<String> shape, int size, int rep, long records)
+    /** An anchor that handoff-writer runs alone: its {@code mode} with this shape of ring. */
+    private Run oneProcess(
+            String system, String mode, List<String> shape, int size, int rep, long records)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(writer.toString(), "memcpy"));
+        List<String> command = new ArrayList<>(List.of(writer.toString(), mode));
         command.addAll(shape);
         Map<String, String> copied = ChildProcess.result(ChildProcess.start(command));
         return window(system, size, rep, records, copied, copied, parse(copied, "cpu_s"));
@@ -269,8 +279,8 @@ public final class HandoffBenchmark {
                 new StringBuilder(
                         "| size | system | MB/s min / median / max | M msg/s min / median / max |"
                             + " CPU-s (median) | sluice / memcpy MB/s | sluice / memcpy-dram MB/s |"
-                            + " sluice / aeron msg/s |\n"
-                            + "|---|---|---|---|---|---|---|---|\n");
+                            + " sluice / threads MB/s | sluice / aeron msg/s |\n"
+                            + "|---|---|---|---|---|---|---|---|---|\n");
         for (int size : SIZES) {
             Map<String, Summary> bandwidth = Summary.bySystem(runs, size, Run::megabytesPerSecond);
             Map<String, Summary> rate = Summary.bySystem(runs, size, Run::megaMessagesPerSecond);
@@ -283,7 +293,7 @@ public final class HandoffBenchmark {
                 out.append(
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %s | %s | %s | %.2f | %s | %s | %s |%n",
+                                "| %s | %s | %s | %s | %.2f | %s | %s | %s | %s |%n",
                                 sizeName(size),
                                 system,
                                 bandwidth.get(system).format("%.0f"),
@@ -291,6 +301,7 @@ public final class HandoffBenchmark {
                                 cpu.get(system).median(),
                                 ratios ? Summary.ratio(bandwidth, system, "memcpy") : "",
                                 ratios ? Summary.ratio(bandwidth, system, "memcpy-dram") : "",
+                                ratios ? Summary.ratio(bandwidth, system, "threads") : "",
                                 ratios ? Summary.ratio(rate, system, "aeron") : ""));
             }
         }

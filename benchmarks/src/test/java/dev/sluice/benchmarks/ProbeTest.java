@@ -24,15 +24,23 @@ class ProbeTest {
     }
 
     @Test
-    void theUnrolledSumIsTheDigestForEveryLengthAndOffset() {
+    void theUnrolledSumIsTheDigestForEveryLengthAndOffsetInAnArrayAndOffHeap() {
         byte[] bytes = new byte[300];
         new Random(7).nextBytes(bytes);
-        UnsafeBuffer buffer = new UnsafeBuffer(bytes);
-        for (int offset = 0; offset < 9; offset++) {
-            for (int length = 0; offset + length <= bytes.length; length++) {
-                assertThat(Probe.sum(buffer, offset, length))
-                        .as("offset %d length %d", offset, length)
-                        .isEqualTo(reference(bytes, offset, length));
+        ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+        // Off-heap is the readers' case (mapped memory); an array is the Aeron assembler's.
+        for (UnsafeBuffer buffer :
+                new UnsafeBuffer[] {new UnsafeBuffer(bytes), new UnsafeBuffer(direct)}) {
+            for (int offset = 0; offset < 9; offset++) {
+                for (int length = 0; offset + length <= bytes.length; length++) {
+                    assertThat(Probe.sum(buffer, offset, length))
+                            .as(
+                                    "%s offset %d length %d",
+                                    buffer.byteArray() == null ? "off-heap" : "array",
+                                    offset,
+                                    length)
+                            .isEqualTo(reference(bytes, offset, length));
+                }
             }
         }
     }
