@@ -4,9 +4,11 @@ import static dev.sluice.client.segment.SegmentLayout.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,11 @@ import java.time.Duration;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -212,6 +219,54 @@ class SegmentValidationTest {
                 .isInstanceOf(SegmentFormatException.class)
                 .satisfies(
                         e -> assertThat(((SegmentFormatException) e).field()).isEqualTo("message"));
+    }
+
+    /**
+     * A batch whose rows outnumber what its buffers hold (ten rows' buffers, 100 000 rows claimed):
+     * reading them would go past the object, out of the slot, so even the live reader's light check
+     * refuses it, not only the full validation. (Arrow's light check bounds each buffer by the end
+     * of the body, not by its own length: rows that overrun one buffer into the next stay in the
+     * slot and pass.)
+     */
+    @Test
+    void rowsBeyondTheirBuffersAreRefusedWhenLoaded() throws Exception {
+        Path path = dir.resolve("overclaimed");
+        int rows = 1000;
+        try (SegmentWriter writer =
+                        SegmentWriter.builder(path)
+                                .objectKind(ObjectKind.RECORDS)
+                                .slotCount(1)
+                                .slotSize(8192)
+                                .create();
+                SegmentReader reader = SegmentReader.open(path);
+                RecordsBatchEncoder batch = new RecordsBatchEncoder(allocator)) {
+            for (long i = 0; i < 10; i++) {
+                TestContent.addRecord(batch, i, 30);
+            }
+            WritableSlot slot = writer.claim(Duration.ofSeconds(1));
+            try (ArrowRecordBatch honest = new VectorUnloader(batch.root()).getRecordBatch();
+                    ArrowRecordBatch overclaimed =
+                            new ArrowRecordBatch(
+                                    rows,
+                                    honest.getNodes().stream()
+                                            .map(node -> new ArrowFieldNode(rows, 0))
+                                            .toList(),
+                                    honest.getBuffers())) {
+                ByteArrayOutputStream message = new ByteArrayOutputStream();
+                MessageSerializer.serialize(
+                        new WriteChannel(Channels.newChannel(message)), overclaimed);
+                slot.buffer().clear().put(message.toByteArray());
+                writer.publish(slot, message.size(), rows, 0, 0, rows - 1);
+            }
+            try (SegmentObject object = reader.poll(Duration.ofSeconds(1));
+                    ArrowBatchReader batches = new ArrowBatchReader(reader.schema(), allocator)) {
+                assertThatThrownBy(() -> batches.load(object))
+                        .isInstanceOfSatisfying(
+                                SegmentFormatException.class,
+                                e -> assertThat(e.field()).isEqualTo("message"))
+                        .hasMessageContaining("not a valid record batch");
+            }
+        }
     }
 
     @Test
