@@ -171,10 +171,7 @@ public final class ArrowBatchReader implements AutoCloseable {
                                 + " rows");
             }
             vector.accept(BUFFER_CHECK, null);
-            // With no rows there is nothing to read; the loader may have made empty buffers.
-            if (rows > 0) {
-                checkInBody(vector, bodyStart, bodyEnd);
-            }
+            checkInBody(vector, bodyStart, bodyEnd);
         }
     }
 
@@ -182,9 +179,13 @@ public final class ArrowBatchReader implements AutoCloseable {
      * Arrow Java grows a vector whose buffers are too small for its rows (setting the row count
      * reallocates them off the slot, zero-filled), so rows the object does not hold would read as
      * empty instead of failing. Validity buffers are exempt: for a column without nulls the loader
-     * makes one, all set, as it should.
+     * makes one, all set, as it should. So is a vector without values (no headers in any row, say):
+     * there is nothing to read, and the loader may have made its buffers.
      */
     private static void checkInBody(FieldVector vector, long bodyStart, long bodyEnd) {
+        if (vector.getValueCount() == 0) {
+            return;
+        }
         for (ArrowBuf buffer : vector.getFieldBuffers()) {
             long start = buffer.memoryAddress();
             if (buffer == vector.getValidityBuffer() || buffer.capacity() == 0) {
