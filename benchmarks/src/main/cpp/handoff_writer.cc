@@ -186,9 +186,7 @@ class RingCopy {
     std::memset(ring_.data(), 1, ring_.size());
   }
 
-  const char* Slot(uint64_t n) const {
-    return ring_.data() + n % options_.slots * options_.slot_size;
-  }
+  const char* Slot(uint64_t n) const { return ring_.data() + Offset(n); }
   uint64_t slot() const { return slot_; }
   uint64_t used() const { return used_; }
 
@@ -202,13 +200,15 @@ class RingCopy {
         ++slot_;
         used_ = 0;
       }
-      std::memcpy(ring_.data() + slot_ % options_.slots * options_.slot_size + used_, value.data(),
-                  value.size());
+      std::memcpy(ring_.data() + Offset(slot_) + used_, value.data(), value.size());
       used_ += value.size();
     }
   }
 
  private:
+  // Slot number n of the run lies where the ring's slot n % slots does.
+  uint64_t Offset(uint64_t n) const { return n % options_.slots * options_.slot_size; }
+
   const Options& options_;
   Source source_;
   std::vector<char> ring_;
@@ -239,7 +239,8 @@ void Idle(int& steps) {
   }
 }
 
-// The sum Probe.sum makes in the Java readers: 8-byte words with eight accumulators, then the tail.
+// The sum Probe.sum makes in the Java readers: 8-byte words with eight accumulators, then the
+// tail's signed bytes.
 uint64_t Sum(const char* bytes, size_t length) {
   uint64_t sums[8] = {};
   size_t i = 0;
@@ -250,7 +251,12 @@ uint64_t Sum(const char* bytes, size_t length) {
       sums[k] += word;
     }
   }
-  for (; i < length; ++i) sums[0] += static_cast<uint8_t>(bytes[i]);
+  for (; i + 8 <= length; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + i, 8);
+    sums[0] += word;
+  }
+  for (; i < length; ++i) sums[0] += static_cast<uint64_t>(static_cast<int8_t>(bytes[i]));
   uint64_t total = 0;
   for (uint64_t sum : sums) total += sum;
   return total;

@@ -222,11 +222,10 @@ class SegmentValidationTest {
     }
 
     /**
-     * A batch whose rows outnumber what its buffers hold (ten rows' buffers, 100 000 rows claimed):
-     * reading them would go past the object, out of the slot, so even the live reader's light check
-     * refuses it, not only the full validation. (Arrow's light check bounds each buffer by the end
-     * of the body, not by its own length: rows that overrun one buffer into the next stay in the
-     * slot and pass.)
+     * A batch whose rows outnumber what its buffers hold (ten rows' buffers, 1000 rows claimed).
+     * Arrow Java loads it without a word: the root's row count grows each vector to fit,
+     * reallocated off the slot and zero-filled, so 990 rows the object does not hold would read as
+     * empty. The live reader's check refuses it, not only the full validation.
      */
     @Test
     void rowsBeyondTheirBuffersAreRefusedWhenLoaded() throws Exception {
@@ -264,7 +263,8 @@ class SegmentValidationTest {
                         .isInstanceOfSatisfying(
                                 SegmentFormatException.class,
                                 e -> assertThat(e.field()).isEqualTo("message"))
-                        .hasMessageContaining("not a valid record batch");
+                        .hasMessageContaining("not a valid record batch")
+                        .hasMessageContaining("do not hold its 1000 values");
             }
         }
     }
