@@ -200,9 +200,10 @@ public final class IngestBenchmark {
                                         Long.toString(daemon.pid()))));
         System.err.printf(
                 Locale.ROOT,
-                "  CPU-s in the window: reader %s, daemon %s%n",
+                "  CPU-s in the window: reader %s, daemon %s (after %s warm-up passes)%n",
                 reader.get("window_cpu_s"),
-                reader.get("daemon_window_cpu_s"));
+                reader.get("daemon_window_cpu_s"),
+                reader.get("warmup_passes"));
         return run(
                 "sluice",
                 size,

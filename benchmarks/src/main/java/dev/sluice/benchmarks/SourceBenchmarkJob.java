@@ -7,6 +7,7 @@ import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.SluiceSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -23,15 +24,16 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One run of the source benchmark, in a JVM of its own: a seed-003 job (count, filter, word count)
- * reading a whole topic on a MiniCluster through one of the three sources, with 2 source and 2 map
+ * reading a topic on a MiniCluster through one of the three sources, with 2 source and 2 map
  * subtasks. Prints the measured window ({@link SourceWindow}) as its last line.
  *
  * <p>Arguments: system (push, pull, kafka-source), job, bootstrap servers, topic, record count,
- * daemon socket, daemon pid, broker pid.
+ * records per partition to read (-1: to the end), daemon socket, daemon pid, broker pid.
  */
 public final class SourceBenchmarkJob {
     static final int PARALLELISM = 2;
@@ -54,15 +56,16 @@ public final class SourceBenchmarkJob {
         String bootstrap = args[2];
         String topic = args[3];
         SourceWindow.expected = Long.parseLong(args[4]);
-        Path socket = Path.of(args[5]);
-        SourceWindow.daemonPid = Long.parseLong(args[6]);
-        SourceWindow.brokerPid = Long.parseLong(args[7]);
+        long perPartition = Long.parseLong(args[5]);
+        Path socket = Path.of(args[6]);
+        SourceWindow.daemonPid = Long.parseLong(args[7]);
+        SourceWindow.brokerPid = Long.parseLong(args[8]);
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         DataStream<byte[]> values =
                 env.fromSource(
-                        source(system, bootstrap, topic, socket),
+                        source(system, bootstrap, topic, perPartition, socket),
                         WatermarkStrategy.noWatermarks(),
                         system);
         switch (job) {
@@ -93,15 +96,22 @@ public final class SourceBenchmarkJob {
     }
 
     private static Source<byte[], ?, ?> source(
-            String system, String bootstrap, String topic, Path socket) {
+            String system, String bootstrap, String topic, long perPartition, Path socket) {
         String group = "bench-" + system + "-" + System.nanoTime();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (int p = 0; p < SourceBenchmark.PARTITIONS; p++) {
+            ends.put(new TopicPartition(topic, p), perPartition);
+        }
         if (system.equals("kafka-source")) {
             return KafkaSource.<byte[]>builder()
                     .setBootstrapServers(bootstrap)
                     .setTopics(topic)
                     .setGroupId(group)
                     .setStartingOffsets(OffsetsInitializer.earliest())
-                    .setBounded(OffsetsInitializer.latest())
+                    .setBounded(
+                            perPartition < 0
+                                    ? OffsetsInitializer.latest()
+                                    : OffsetsInitializer.offsets(ends))
                     .setDeserializer(
                             KafkaRecordDeserializationSchema.valueOnly(ByteArrayDeserializer.class))
                     .setProperty("commit.offsets.on.checkpoint", "false")
@@ -114,7 +124,7 @@ public final class SourceBenchmarkJob {
                 .setGroupId(group)
                 .setReadMode(system.equals("push") ? ReadMode.PUSH : ReadMode.PULL)
                 .setBrokerdSocket(socket)
-                .setBounded(SluiceOffsets.latest())
+                .setBounded(perPartition < 0 ? SluiceOffsets.latest() : SluiceOffsets.of(ends))
                 .setProperties(properties())
                 .setDeserializer(new ValueBytes())
                 .build();

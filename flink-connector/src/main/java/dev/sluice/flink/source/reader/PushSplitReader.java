@@ -20,6 +20,10 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
 
     private final PushInbox inbox;
     private final Map<TopicPartition, Long> stops = new HashMap<>();
+    // Partitions whose split ended at its stopping offset. The hub goes on routing their rows
+    // until it has resubscribed without them, and batches already on their way hold some: rows of
+    // a finished split must not reach Flink, which fails on records of a split it does not know.
+    private final Set<TopicPartition> stopped = new HashSet<>();
     private Set<String> exhausted = new HashSet<>();
 
     PushSplitReader(PushInbox inbox) {
@@ -45,6 +49,11 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
         if (records == null) {
             return new FinishedSplits(new HashSet<>());
         }
+        for (TopicPartition partition : stopped) {
+            if (partition.topic().equals(records.topic())) {
+                records.drop(partition.partition());
+            }
+        }
         // A bounded split ends with the last record before its stopping offset.
         for (var stop : Map.copyOf(stops).entrySet()) {
             TopicPartition partition = stop.getKey();
@@ -52,6 +61,7 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
                     && partition.topic().equals(records.topic())
                     && records.truncate(partition.partition(), stop.getValue())) {
                 stops.remove(partition);
+                stopped.add(partition);
                 records.member.hub.unassign(records.member, partition.partition());
                 records.finish(SluiceSplit.splitId(partition));
             }
@@ -69,6 +79,7 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
                 exhausted.add(split.splitId());
             } else {
                 TopicPartition partition = split.partition();
+                stopped.remove(partition);
                 stops.put(partition, split.stoppingOffset());
                 PushMember member = inbox.member(partition.topic());
                 member.hub.assign(member, partition.partition(), split.startingOffset());

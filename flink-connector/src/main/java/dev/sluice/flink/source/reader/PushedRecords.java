@@ -88,6 +88,14 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
         return reached;
     }
 
+    /** Leaves out every row of the partition. */
+    void drop(int partition) {
+        int i = indexOf(partition);
+        if (i >= 0) {
+            counts[i] = 0;
+        }
+    }
+
     void finish(String splitId) {
         finished.add(splitId);
     }
