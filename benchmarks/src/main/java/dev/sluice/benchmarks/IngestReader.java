@@ -19,10 +19,12 @@ import org.apache.arrow.vector.VarBinaryVector;
  * value as {@code sluice-kafka-tool consume --digest sum64} does (little-endian 8-byte words, then
  * the tail bytes), so the two checksums must agree.
  *
- * <p>It reads the topic twice, in two subscriptions, and measures the second. The first is for the
- * JIT: within a single pass C2 compiled the reader's code through the window, on the other core,
- * and a 1 KiB run counted about as much CPU for the reader's compiler threads as for its reading
- * (JFR: compilations of 0.2-0.5 s in a window of 1.3 s). The bare consumer, C, has none.
+ * <p>It reads the topic in subscriptions one after the other and measures the last. Those before
+ * are for the JIT, until one compiles for less than {@link #SETTLED_COMPILE_MS} ms (at most {@link
+ * #MAX_WARMUP_PASSES}): within a single pass C2 compiled the reader's code through the window, on
+ * the other core, and a 1 KiB run counted about as much CPU for the reader's compiler threads as
+ * for its reading (JFR: compilations of 0.1-0.5 s in a window of 1.3 s). The bare consumer, C, has
+ * none.
  *
  * <p>Arguments: socket path, topic, partition count, record count, warm-up records, the daemon's
  * pid. The measured window runs from the first batch after the warm-up records to the release of
