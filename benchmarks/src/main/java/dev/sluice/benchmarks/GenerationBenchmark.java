@@ -8,10 +8,9 @@ import dev.sluice.examples.EmbeddedSluice;
 import dev.sluice.examples.printing.PrintJob;
 import dev.sluice.examples.printing.RipJobs;
 import dev.sluice.examples.printing.TestChart;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,6 +63,7 @@ public final class GenerationBenchmark {
     private static final long TASK_TARGET_BYTES = 4 << 20;
     private static final int PARTITIONS = 4;
     private static final String CEILING_TOPIC = "ceiling";
+    private static final int WARMUP_ROUNDS = 3;
 
     /** One measured job, or one ceiling run ({@code figure} 0). */
     record Run(
@@ -160,19 +160,20 @@ public final class GenerationBenchmark {
         }
         long largestTask = jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
         try (EmbeddedSluice sluice =
-                EmbeddedSluice.builder()
-                        .brokerdBinary(brokerd)
-                        .parallelism(producers)
-                        .outputLocations(locations(4), PARTITIONS)
-                        .maxTaskSizeBytes(largestTask)
-                        // Small segments, deleted soon after each run's records: the benchmark
-                        // writes many GB, the disk keeps little of it.
-                        .brokerProperty("log.segment.bytes", Long.toString(64L << 20))
-                        .brokerProperty("log.segment.delete.delay.ms", "1000")
-                        .start()) {
+                        EmbeddedSluice.builder()
+                                .brokerdBinary(brokerd)
+                                .parallelism(producers)
+                                .outputLocations(locations(4), PARTITIONS)
+                                .maxTaskSizeBytes(largestTask)
+                                // Small segments, deleted soon after each run's records:
+                                // the benchmark writes many GB, the disk keeps little of it.
+                                .brokerProperty("log.segment.bytes", Long.toString(64L << 20))
+                                .brokerProperty("log.segment.delete.delay.ms", "1000")
+                                .start();
+                OutputNode.Group nodes =
+                        new OutputNode.Group(sluice.daemon().socket(), sluice.bootstrapServers())) {
             sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
-            // Unmeasured: the JIT, the page cache, the first metadata lookups.
-            run(sluice, 0, topologies.get(0), jobs.get(0), false, 0, 0, 0);
+            warmUp(sluice, nodes, topologies);
             for (int rep = 1; rep <= reps; rep++) {
                 for (PrintJob job : jobs) {
                     runs.add(ceiling(sluice, producers, job, rep));
@@ -183,7 +184,7 @@ public final class GenerationBenchmark {
                                 continue;
                             }
                             boolean compute = figure == 5;
-                            runs.add(run(sluice, figure, topology, job, compute, 0, 0, rep));
+                            runs.add(run(sluice, nodes, figure, topology, job, compute, 0, 0, rep));
                             save();
                         }
                     }
@@ -194,7 +195,17 @@ public final class GenerationBenchmark {
                 double max = medianRate(5, topology, paced) * 1e6 / 4;
                 for (double speed : SPEEDS) {
                     for (int rep = 1; rep <= reps; rep++) {
-                        runs.add(run(sluice, 6, topology, paced, true, speed, speed * max, rep));
+                        runs.add(
+                                run(
+                                        sluice,
+                                        nodes,
+                                        6,
+                                        topology,
+                                        paced,
+                                        true,
+                                        speed,
+                                        speed * max,
+                                        rep));
                         save();
                     }
                 }
@@ -203,12 +214,43 @@ public final class GenerationBenchmark {
     }
 
     /**
-     * One job: reader processes for its output locations, ready before it is submitted; then its
-     * bytes over the time from submission to its last chunk read. {@code rate}: each stream's
+     * Unmeasured rounds of every topology on the first job, as the figures will run them (with and
+     * without compute): the JIT of every JVM (Flink's MiniCluster in this one, the broker's, the
+     * nodes'), the page cache, the first metadata lookups. Measured after a single run, Flink's C2
+     * thread took 30–50 % of a core through the first minute of runs and the broker's 30–40 %. Each
+     * round prints what this JVM spent compiling in it: it falls from about 3 s to 0.3–1 s a round
+     * and stays there (each run makes Kafka clients, whose setup code is compiled anew).
+     */
+    private void warmUp(EmbeddedSluice sluice, OutputNode.Group nodes, List<String> topologies)
+            throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        List<Boolean> computeModes =
+                figures.contains(5) || figures.contains(6) ? List.of(false, true) : List.of(false);
+        for (int round = 1; round <= WARMUP_ROUNDS; round++) {
+            long compiledMillis = jit.getTotalCompilationTime();
+            long start = System.nanoTime();
+            for (String topology : topologies) {
+                for (boolean compute : computeModes) {
+                    run(sluice, nodes, 0, topology, jobs.get(0), compute, 0, 0, 0);
+                }
+            }
+            System.err.printf(
+                    Locale.ROOT,
+                    "warm-up round %d: %.1f s, %.2f s of it compiling in this JVM%n",
+                    round,
+                    (System.nanoTime() - start) / 1e9,
+                    (jit.getTotalCompilationTime() - compiledMillis) / 1e3);
+        }
+    }
+
+    /**
+     * One job: its output locations' nodes handed its streams, ready before it is submitted; then
+     * its bytes over the time from submission to its last chunk read. {@code rate}: each stream's
      * constant speed, {@code speed} of the topology's maximum; 0 for none.
      */
     private Run run(
             EmbeddedSluice sluice,
+            OutputNode.Group nodes,
             int figure,
             String topology,
             PrintJob print,
@@ -230,31 +272,24 @@ public final class GenerationBenchmark {
                         CHUNK_BYTES,
                         OptionalLong.empty(),
                         compute);
-        List<Process> readers = new ArrayList<>();
         try {
             for (String location : locations) {
-                List<String> args =
-                        new ArrayList<>(
-                                List.of(
-                                        sluice.daemon().socket().toString(),
-                                        sluice.bootstrapServers(),
-                                        id,
-                                        ChunkTopics.forOutputLocation(location),
-                                        Long.toString(Math.round(rate)),
-                                        Long.toString(startDelayMillis(print, rate))));
-                spec.streams().stream()
-                        .filter(s -> s.outputLocation().equals(location))
-                        .forEach(s -> args.add(s.name()));
-                Process reader =
-                        ChildProcess.start(ChildProcess.java(GenerationReader.class, args));
-                readers.add(reader);
-                awaitReady(reader);
+                nodes.of(location)
+                        .read(
+                                id,
+                                ChunkTopics.forOutputLocation(location),
+                                Math.round(rate),
+                                startDelayMillis(print, rate),
+                                spec.streams().stream()
+                                        .filter(s -> s.outputLocation().equals(location))
+                                        .map(s -> s.name())
+                                        .toList());
             }
             long submitted = GenerationReader.epochNanos();
             sluice.jobs().submit(spec);
             List<Map<String, String>> outcomes = new ArrayList<>();
-            for (Process reader : readers) {
-                outcomes.add(ChildProcess.result(reader));
+            for (String location : locations) {
+                outcomes.add(nodes.of(location).result());
             }
             JobStatus status =
                     sluice.jobs()
@@ -312,7 +347,6 @@ public final class GenerationBenchmark {
                     starved);
             return run;
         } finally {
-            readers.forEach(Process::destroyForcibly);
             deleteRecords(sluice, locations.stream().map(ChunkTopics::forOutputLocation).toList());
         }
     }
@@ -377,17 +411,6 @@ public final class GenerationBenchmark {
                 0,
                 new double[0],
                 0);
-    }
-
-    private static void awaitReady(Process reader) throws Exception {
-        BufferedReader out =
-                new BufferedReader(
-                        new InputStreamReader(reader.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        if (!"ready".equals(line)) {
-            ChildProcess.check(reader);
-            throw new IllegalStateException("reader pid " + reader.pid() + " said " + line);
-        }
     }
 
     /** Frees the disk: the runs' records are read, their segments can go. */

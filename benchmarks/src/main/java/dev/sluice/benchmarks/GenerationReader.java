@@ -4,6 +4,9 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.stream.StreamReaderStats;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,15 +20,18 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
- * One output-location node of the generation benchmark, in a process of its own: opens a {@link
- * StreamReader} per stream of a job that goes to this node, says {@code ready}, then reads every
- * stream to its end, in order, at a constant speed or as fast as the chunks come.
+ * One output-location node of the generation benchmark, in a process of its own that lives for
+ * every job the harness runs on its parts, as a printer's node does: a reader JVM started for each
+ * job spent its first seconds compiling (its C2 thread took half its CPU in a run of a few
+ * seconds), and measured its own warm-up in every run.
  *
- * <p>Arguments: daemon socket, bootstrap servers, job id, chunk topic, the rate of each stream in
- * bytes/s (0: not paced), a paced reader's start delay in milliseconds, then the streams. Its
- * result line: the bytes and chunks read, the wall clock (epoch nanoseconds, comparable across
- * processes) of the first and the last chunk, and per stream the achieved rate and the starvation
- * events.
+ * <p>Arguments: daemon socket, bootstrap servers. Then one job per line on stdin: job id, chunk
+ * topic, the rate of each stream in bytes/s (0: not paced), a paced reader's start delay in
+ * milliseconds, then the streams that go to this node. For each it opens a {@link StreamReader} per
+ * stream, says {@code ready}, reads every stream to its end, in order, at a constant speed or as
+ * fast as the chunks come, and prints its result line: the bytes and chunks read, the wall clock
+ * (epoch nanoseconds, comparable across processes) of the first and the last chunk, and per stream
+ * the achieved rate and the starvation events. It exits at the end of stdin.
  */
 public final class GenerationReader {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -36,16 +42,28 @@ public final class GenerationReader {
             long bytes, long chunks, long firstNanos, long lastNanos, StreamReaderStats stats) {}
 
     public static void main(String[] args) throws Exception {
-        Path socket = Path.of(args[0]);
+        BrokerdClient brokerd = BrokerdClient.builder(Path.of(args[0])).build();
         String bootstrap = args[1];
-        String job = args[2];
-        String topic = args[3];
-        long rate = Long.parseLong(args[4]);
-        Duration startDelay = Duration.ofMillis(Long.parseLong(args[5]));
-        List<String> streams = List.of(args).subList(6, args.length);
-        BrokerdClient brokerd = BrokerdClient.builder(socket).build();
+        BufferedReader commands =
+                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        ExecutorService threads = Executors.newCachedThreadPool();
+        for (String line; (line = commands.readLine()) != null; ) {
+            System.out.println(readJob(brokerd, bootstrap, List.of(line.split(" ")), threads));
+            System.out.flush();
+        }
+        threads.shutdown();
+    }
+
+    /** One job's streams, given as a command line; returns the result line. */
+    private static String readJob(
+            BrokerdClient brokerd, String bootstrap, List<String> command, ExecutorService threads)
+            throws Exception {
+        String job = command.get(0);
+        String topic = command.get(1);
+        long rate = Long.parseLong(command.get(2));
+        Duration startDelay = Duration.ofMillis(Long.parseLong(command.get(3)));
         List<StreamReader> readers = new ArrayList<>();
-        for (String stream : streams) {
+        for (String stream : command.subList(4, command.size())) {
             StreamReader.Builder builder =
                     StreamReader.builder(brokerd, job, stream)
                             .topic(topic)
@@ -56,7 +74,6 @@ public final class GenerationReader {
         }
         System.out.println("ready");
         System.out.flush();
-        ExecutorService threads = Executors.newFixedThreadPool(readers.size());
         List<Future<StreamResult>> results = new ArrayList<>();
         for (StreamReader reader : readers) {
             results.add(threads.submit(() -> read(reader)));
@@ -65,10 +82,9 @@ public final class GenerationReader {
         for (Future<StreamResult> result : results) {
             done.add(result.get());
         }
-        threads.shutdown();
-        System.out.printf(
+        return String.format(
                 Locale.ROOT,
-                "bytes=%d chunks=%d first_ns=%d last_ns=%d rates=%s starved=%s%n",
+                "bytes=%d chunks=%d first_ns=%d last_ns=%d rates=%s starved=%s",
                 done.stream().mapToLong(StreamResult::bytes).sum(),
                 done.stream().mapToLong(StreamResult::chunks).sum(),
                 done.stream().mapToLong(StreamResult::firstNanos).min().orElseThrow(),
