@@ -58,7 +58,7 @@ final class OutputNode implements AutoCloseable {
         this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     }
 
-    static OutputNode start(Path daemonSocket, String bootstrapServers) throws IOException {
+    private static OutputNode start(Path daemonSocket, String bootstrapServers) throws IOException {
         return new OutputNode(
                 ChildProcess.start(
                         ChildProcess.java(
