@@ -218,8 +218,9 @@ public final class GenerationBenchmark {
      * without compute): the JIT of every JVM (Flink's MiniCluster in this one, the broker's, the
      * nodes'), the page cache, the first metadata lookups. Measured after a single run, Flink's C2
      * thread took 30–50 % of a core through the first minute of runs and the broker's 30–40 %. Each
-     * round prints what this JVM spent compiling in it: it falls from about 3 s to 0.3–1 s a round
-     * and stays there (each run makes Kafka clients, whose setup code is compiled anew).
+     * round prints what this JVM spent compiling in it: it falls over the rounds but does not
+     * settle (each run makes Kafka clients, whose setup code is compiled anew), hence a fixed
+     * count.
      */
     private void warmUp(EmbeddedSluice sluice, OutputNode.Group nodes, List<String> topologies)
             throws Exception {
