@@ -353,6 +353,9 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
       std::string(kSegmentPrefix) + std::to_string(::getpid()) + "." + std::to_string(plan.id);
   plan.liveness_timeout = config_.liveness_timeout;
   plan.pause_after = config_.pause_after;
+  plan.kafka = config_.kafka;
+  plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&
+                      NativeFetchSettings::Applies(config_.kafka);
   if (request.mode == protocol::Mode::kChunkStreams) {
     plan.kind = ObjectKind::kChunks;
     plan.sequencing.window_bytes = request.reorder_window_bytes != 0 ? request.reorder_window_bytes
@@ -363,7 +366,6 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
       plan.sequencing.resume.push_back({StreamKey{start.job, start.stream}, start.next_seq});
     }
     plan.dead_letter_topic = config_.dead_letter_topic;
-    plan.kafka = config_.kafka;
   }
   return plan;
 }

@@ -122,6 +122,9 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
   } else if (key == "sluice.dead.letter.topic") {
     if (value.empty()) return Bad(key, value, "must not be empty");
     config.dead_letter_topic = std::string(value);
+  } else if (key == "sluice.fetch") {
+    if (value != "native" && value != "librdkafka") return Bad(key, value, "native or librdkafka");
+    config.native_fetch = value == "native";
   } else if (key == "sluice.broker.id") {
     Result<int32_t> id = Number<int32_t>(key, value);
     if (!id.ok()) return id.status();

@@ -42,6 +42,9 @@ struct DaemonConfig {
   std::chrono::milliseconds pause_after{100};    // sluice.pause.after.ms
   std::optional<std::string> dead_letter_topic;  // sluice.dead.letter.topic
   std::optional<int32_t> broker_id;              // sluice.broker.id: which partitions are local
+  // RECORDS subscriptions fetch natively (docs/brokerd.md, "Native fetch path") unless this is
+  // false or the connection is not plaintext; CHUNK_STREAMS ones always go through librdkafka.
+  bool native_fetch = true;  // sluice.fetch: native | librdkafka
   // librdkafka properties in the order given; bootstrap.servers is among them.
   std::vector<std::pair<std::string, std::string>> kafka;
 };

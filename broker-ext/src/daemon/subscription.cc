@@ -19,6 +19,8 @@ using namespace std::chrono_literals;
 // latency of CLOSE and of commits, not of records.
 constexpr auto kPumpRound = 100ms;
 constexpr auto kLagInterval = 1s;
+// Cluster lookups of the native fetch path: metadata and watermarks.
+constexpr auto kKafkaTimeout = 10s;
 
 }  // namespace
 
@@ -40,26 +42,42 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   Subscription& s = *subscription;
   s.writer_ = writer.MoveValue();
 
-  rd_kafka_t* consumer = session.consumer();
-  s.queue_ = rd_kafka_queue_new(consumer);
-  s.pauses_ = std::make_unique<PartitionPauses>(consumer, plan.topic, s.partitions_);
-  s.queue_source_ = std::make_unique<QueueSource>(s.queue_);
-  MessageSource* source = s.queue_source_.get();
+  if (plan.native_fetch) {
+    s.pauses_ = std::make_unique<PartitionPauses>(nullptr, plan.topic, s.partitions_);
+    SLUICE_ASSIGN_OR_RETURN(NativeFetchSettings settings, NativeFetchSettings::From(plan.kafka));
+    const std::string& topic = plan.topic;
+    NativeFetchSource::Cluster cluster{
+        [&session, topic] { return session.LeaderAddresses(topic, kKafkaTimeout); },
+        [&session, topic](int32_t partition) {
+          return session.Watermarks(topic, partition, kKafkaTimeout);
+        }};
+    SLUICE_ASSIGN_OR_RETURN(s.native_source_,
+                            NativeFetchSource::Create(plan.topic, plan.starts, std::move(settings),
+                                                      std::move(cluster), *s.pauses_));
+    s.fetched_ = s.native_source_.get();
+    session.Claim(plan.topic, s.partitions_);
+  } else {
+    s.queue_ = rd_kafka_queue_new(session.consumer());
+    s.pauses_ = std::make_unique<PartitionPauses>(session.consumer(), plan.topic, s.partitions_);
+    s.queue_source_ = std::make_unique<QueueSource>(s.queue_);
+    s.fetched_ = s.queue_source_.get();
+  }
+  MessageSource* source = s.fetched_;
   if (plan.kind == ObjectKind::kChunks) {
     if (plan.dead_letter_topic.has_value()) {
       SLUICE_ASSIGN_OR_RETURN(s.dead_letters_,
                               DeadLetters::Create(plan.kafka, *plan.dead_letter_topic));
     }
-    s.sequencer_ = std::make_unique<ChunkSequencer>(*s.queue_source_, s.tracker_, *s.pauses_,
-                                                    s.dead_letters_.get(), s.sequencer_counters_,
-                                                    plan.sequencing);
+    s.sequencer_ =
+        std::make_unique<ChunkSequencer>(*s.fetched_, s.tracker_, *s.pauses_, s.dead_letters_.get(),
+                                         s.sequencer_counters_, plan.sequencing);
     source = s.sequencer_.get();
   }
   ObjectPump::Options pump_options;
   pump_options.pause_after = plan.pause_after;
   s.pump_ = std::make_unique<ObjectPump>(*source, *s.writer_, plan.kind, s.tracker_, *s.pauses_,
                                          pump_options);
-  SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, s.queue_));
+  if (!plan.native_fetch) SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, s.queue_));
   subscription->thread_ = std::thread([raw = subscription.get()] { raw->Run(); });
   return subscription;
 }
@@ -153,7 +171,7 @@ void Subscription::Run() {
 }
 
 void Subscription::Report() {
-  const SourceStats& in = queue_source_->stats();
+  const SourceStats& in = fetched_->stats();
   records_in_.Add(in.records - reported_in_.records);
   bytes_in_.Add(in.bytes - reported_in_.bytes);
   reported_in_ = in;
@@ -168,6 +186,10 @@ void Subscription::Report() {
   if (sequencer_ != nullptr)
     reorder_held_bytes_.Set(static_cast<int64_t>(sequencer_->held_bytes()));
 
+  if (native_source_ != nullptr) {
+    lag_.Set(native_source_->lag());
+    return;
+  }
   if (Clock::now() - lag_reported_at_ < kLagInterval) return;
   lag_reported_at_ = Clock::now();
   rd_kafka_topic_partition_list_t* positions =
@@ -242,13 +264,16 @@ void Subscription::Close() {
     if (sequencer_ != nullptr) sequencer_->SettleDeadLetters();
     Commit(true);
   }
-  if (const Status status = session_.Unassign(plan_.topic, partitions_); !status.ok()) {
+  if (native_source_ != nullptr) {
+    session_.Unclaim(plan_.topic, partitions_);
+  } else if (const Status status = session_.Unassign(plan_.topic, partitions_); !status.ok()) {
     Log(LogLevel::kWarn, "unassign_failed",
         {{"subscription", std::to_string(plan_.id)}, {"error", status.message()}});
   }
   pump_.reset();
   sequencer_.reset();
   queue_source_.reset();
+  native_source_.reset();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
   paused_partitions_.Set(0);

@@ -21,6 +21,7 @@
 #include "ingest/dead_letters.h"
 #include "ingest/fetch_session.h"
 #include "ingest/message_source.h"
+#include "ingest/native_fetch_source.h"
 #include "ingest/object_pump.h"
 #include "ingest/partition_pauses.h"
 #include "ordering/chunk_sequencer.h"
@@ -39,11 +40,12 @@ struct SubscriptionPlan {
   std::string segment_name;
   std::chrono::milliseconds liveness_timeout{5000};
   ObjectKind kind = ObjectKind::kRecords;
+  bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
   std::chrono::milliseconds pause_after{100};
   // CHUNK_STREAMS only:
   ChunkSequencer::Options sequencing;
   std::optional<std::string> dead_letter_topic;
-  KafkaSettings kafka;  // for the dead-letter producer
+  KafkaSettings kafka;  // for the dead-letter producer and the native fetch path's settings
 };
 
 class Subscription {
@@ -86,6 +88,8 @@ class Subscription {
   CommitTracker tracker_;
   std::unique_ptr<PartitionPauses> pauses_;
   std::unique_ptr<QueueSource> queue_source_;
+  std::unique_ptr<NativeFetchSource> native_source_;
+  MessageSource* fetched_ = nullptr;  // whichever of the two fetches
   std::unique_ptr<DeadLetters> dead_letters_;
   std::unique_ptr<ChunkSequencer> sequencer_;
   std::unique_ptr<ObjectPump> pump_;

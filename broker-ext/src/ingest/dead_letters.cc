@@ -41,24 +41,29 @@ DeadLetters::~DeadLetters() {
   rd_kafka_destroy(producer_);
 }
 
-Status DeadLetters::Send(const rd_kafka_message_t* original, const std::string& error) {
+Status DeadLetters::Send(const ConsumedRecord& original, const std::string& error) {
   rd_kafka_headers_t* headers = rd_kafka_headers_new(8);
-  for (const KafkaHeader& header : HeadersOf(original)) {
+  for (const KafkaHeader& header : original.headers) {
     rd_kafka_header_add(headers, header.key.data(), static_cast<ssize_t>(header.key.size()),
                         header.has_value ? header.value.data() : nullptr,
                         static_cast<ssize_t>(header.value.size()));
   }
-  const std::string origin = std::string(rd_kafka_topic_name(original->rkt)) + "/" +
-                             std::to_string(original->partition) + "/" +
-                             std::to_string(original->offset);
+  const std::string origin = std::string(original.topic) + "/" +
+                             std::to_string(original.partition) + "/" +
+                             std::to_string(original.offset);
   rd_kafka_header_add(headers, kDeadLetterErrorHeader, -1, error.data(),
                       static_cast<ssize_t>(error.size()));
   rd_kafka_header_add(headers, kDeadLetterOriginHeader, -1, origin.data(),
                       static_cast<ssize_t>(origin.size()));
-  auto* range = new OffsetRange{original->partition, original->offset, original->offset};
+  auto* range = new OffsetRange{original.partition, original.offset, original.offset};
+  // librdkafka takes a null pointer for a null key or value.
+  auto pointer = [](const std::optional<std::string_view>& bytes) {
+    return bytes ? const_cast<char*>(bytes->data()) : nullptr;
+  };
   const rd_kafka_resp_err_t err = rd_kafka_producev(
-      producer_, RD_KAFKA_V_TOPIC(topic_.c_str()), RD_KAFKA_V_KEY(original->key, original->key_len),
-      RD_KAFKA_V_VALUE(original->payload, original->len), RD_KAFKA_V_HEADERS(headers),
+      producer_, RD_KAFKA_V_TOPIC(topic_.c_str()),
+      RD_KAFKA_V_KEY(pointer(original.key), original.key_size()),
+      RD_KAFKA_V_VALUE(pointer(original.value), original.value_size()), RD_KAFKA_V_HEADERS(headers),
       RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(range), RD_KAFKA_V_END);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     // On failure the headers and the opaque are still ours.

@@ -13,6 +13,7 @@
 
 #include "ingest/commit_tracker.h"
 #include "ingest/fetch_session.h"
+#include "ingest/kafka_message.h"
 #include "sluice/status.h"
 
 namespace sluice::brokerd {
@@ -30,7 +31,7 @@ class DeadLetters {
   DeadLetters& operator=(const DeadLetters&) = delete;
 
   // Queues a copy of `original` with `error`; its range is reported by Delivered once written.
-  Status Send(const rd_kafka_message_t* original, const std::string& error);
+  Status Send(const ConsumedRecord& original, const std::string& error);
   // Ranges whose dead letters the broker acknowledged since the last call; failures are logged
   // and their ranges stay unsettled, so their offsets are never committed.
   std::vector<OffsetRange> Delivered();

@@ -162,6 +162,49 @@ Result<std::map<int32_t, int64_t>> FetchSession::Committed(
   return committed;
 }
 
+Result<std::map<int32_t, std::string>> FetchSession::LeaderAddresses(
+    const std::string& topic, std::chrono::milliseconds timeout) const {
+  rd_kafka_topic_t* handle = rd_kafka_topic_new(consumer_, topic.c_str(), nullptr);
+  if (handle == nullptr) return KafkaError("topic " + topic, rd_kafka_last_error());
+  const rd_kafka_metadata_t* metadata = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(consumer_, 0, handle, &metadata, static_cast<int>(timeout.count()));
+  rd_kafka_topic_destroy(handle);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaError("metadata of " + topic, err);
+  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
+      metadata, &rd_kafka_metadata_destroy);
+  std::map<int32_t, std::string> brokers;
+  for (int i = 0; i < metadata->broker_cnt; ++i) {
+    const rd_kafka_metadata_broker_t& broker = metadata->brokers[i];
+    const std::string host = broker.host;
+    brokers[broker.id] = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                         std::to_string(broker.port);
+  }
+  std::map<int32_t, std::string> leaders;
+  for (int t = 0; t < metadata->topic_cnt; ++t) {
+    const rd_kafka_metadata_topic_t& described = metadata->topics[t];
+    for (int i = 0; i < described.partition_cnt; ++i) {
+      const rd_kafka_metadata_partition_t& partition = described.partitions[i];
+      if (auto broker = brokers.find(partition.leader); broker != brokers.end()) {
+        leaders[partition.id] = broker->second;
+      }
+    }
+  }
+  return leaders;
+}
+
+Result<std::pair<int64_t, int64_t>> FetchSession::Watermarks(
+    const std::string& topic, int32_t partition, std::chrono::milliseconds timeout) const {
+  int64_t low = 0;
+  int64_t high = 0;
+  const rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+      consumer_, topic.c_str(), partition, &low, &high, static_cast<int>(timeout.count()));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaError("watermarks of " + topic + " [" + std::to_string(partition) + "]", err);
+  }
+  return std::pair{low, high};
+}
+
 bool FetchSession::CanTake(const std::string& topic, const std::vector<int32_t>& partitions) const {
   std::lock_guard lock(mutex_);
   for (int32_t partition : partitions) {
@@ -221,6 +264,16 @@ Status FetchSession::Commit(const std::string& topic,
   const rd_kafka_resp_err_t err = rd_kafka_commit(consumer_, list.get(), wait ? 0 : 1);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaError("commit to " + group_id_, err);
   return Status::OK();
+}
+
+void FetchSession::Claim(const std::string& topic, const std::vector<int32_t>& partitions) {
+  std::lock_guard lock(mutex_);
+  for (int32_t partition : partitions) assigned_.insert({topic, partition});
+}
+
+void FetchSession::Unclaim(const std::string& topic, const std::vector<int32_t>& partitions) {
+  std::lock_guard lock(mutex_);
+  for (int32_t partition : partitions) assigned_.erase({topic, partition});
 }
 
 bool FetchSession::empty() const {

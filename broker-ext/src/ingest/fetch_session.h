@@ -52,13 +52,24 @@ class FetchSession {
                                                const std::vector<int32_t>& partitions,
                                                std::chrono::milliseconds timeout) const;
 
-  // Whether none of `partitions` of `topic` is assigned yet.
+  // Each partition's leader as host:port, for the native fetch path.
+  Result<std::map<int32_t, std::string>> LeaderAddresses(const std::string& topic,
+                                                         std::chrono::milliseconds timeout) const;
+  // The partition's low and high watermarks, asked of its leader.
+  Result<std::pair<int64_t, int64_t>> Watermarks(const std::string& topic, int32_t partition,
+                                                 std::chrono::milliseconds timeout) const;
+
+  // Whether none of `partitions` of `topic` is assigned or claimed yet.
   bool CanTake(const std::string& topic, const std::vector<int32_t>& partitions) const;
   // Routes the partitions to `queue`, then adds them to the assignment, each starting at its
   // offset (an offset, or RD_KAFKA_OFFSET_BEGINNING / _END).
   Status Assign(const std::string& topic, const std::map<int32_t, int64_t>& starts,
                 rd_kafka_queue_t* queue);
   Status Unassign(const std::string& topic, const std::vector<int32_t>& partitions);
+  // Marks the partitions as taken by a subscription that fetches them natively: librdkafka's
+  // consumer does not fetch them, but commits for them go through it.
+  void Claim(const std::string& topic, const std::vector<int32_t>& partitions);
+  void Unclaim(const std::string& topic, const std::vector<int32_t>& partitions);
   // Commits to the group; `wait` blocks until the broker answered.
   Status Commit(const std::string& topic, const std::vector<std::pair<int32_t, int64_t>>& offsets,
                 bool wait);

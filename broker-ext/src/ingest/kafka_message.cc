@@ -2,28 +2,36 @@
 
 namespace sluice::brokerd {
 
-std::string Where(const rd_kafka_message_t* message) {
-  return std::string(rd_kafka_topic_name(message->rkt)) + " [" +
-         std::to_string(message->partition) + "] at offset " + std::to_string(message->offset);
+ReadyMessage FromLibrdkafka(KafkaMessage message) {
+  rd_kafka_message_t* m = message.get();
+  ReadyMessage ready;
+  ConsumedRecord& record = ready.record;
+  record.topic = rd_kafka_topic_name(m->rkt);
+  record.partition = m->partition;
+  record.offset = m->offset;
+  record.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
+  if (m->key != nullptr) record.key = Bytes(m->key, m->key_len);
+  if (m->payload != nullptr) record.value = Bytes(m->payload, m->len);
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const char* name = nullptr;
+    const void* value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0;
+         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i) {
+      record.headers.push_back({name, Bytes(value, size), value != nullptr});
+    }
+  }
+  ready.owner = std::shared_ptr<const void>(message.release(), [](const void* p) {
+    rd_kafka_message_destroy(static_cast<rd_kafka_message_t*>(const_cast<void*>(p)));
+  });
+  return ready;
 }
 
-std::vector<KafkaHeader> HeadersOf(const rd_kafka_message_t* message) {
-  std::vector<KafkaHeader> result;
-  rd_kafka_headers_t* headers = nullptr;
-  // rd_kafka_message_headers wants a non-const message but only reads it.
-  if (rd_kafka_message_headers(const_cast<rd_kafka_message_t*>(message), &headers) !=
-      RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return result;
-  }
-  const char* name = nullptr;
-  const void* value = nullptr;
-  size_t size = 0;
-  for (size_t i = 0;
-       rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-       ++i) {
-    result.push_back({name, Bytes(value, size), value != nullptr});
-  }
-  return result;
+std::string Where(const ConsumedRecord& record) {
+  return std::string(record.topic) + " [" + std::to_string(record.partition) + "] at offset " +
+         std::to_string(record.offset);
 }
 
 }  // namespace sluice::brokerd

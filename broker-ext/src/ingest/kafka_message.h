@@ -1,8 +1,10 @@
-// Owning handles and views of librdkafka messages shared by the ingest parts.
+// A consumed record on its way into an object, whichever path fetched it: librdkafka's consumer
+// (one message each) or the native fetch path (views into a fetch response).
 #pragma once
 
 #include <librdkafka/rdkafka.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,21 +20,36 @@ struct MessageDeleter {
 };
 using KafkaMessage = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
 
-// A consumed message on its way into an object; `chunk` is its identity in CHUNK_STREAMS mode.
+// A record's fields, viewing bytes that the ReadyMessage's `owner` keeps alive.
+struct ConsumedRecord {
+  std::string_view topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = 0;
+  std::optional<std::string_view> key;    // nullopt: a null key
+  std::optional<std::string_view> value;  // nullopt: a null value
+  std::vector<KafkaHeader> headers;
+
+  size_t value_size() const { return value ? value->size() : 0; }
+  size_t key_size() const { return key ? key->size() : 0; }
+};
+
+// `chunk` is the record's identity in CHUNK_STREAMS mode.
 struct ReadyMessage {
-  KafkaMessage message;
+  ConsumedRecord record;
+  std::shared_ptr<const void> owner;
   std::optional<ChunkId> chunk;
 };
 
+// Takes over a message of librdkafka's consumer (error-free).
+ReadyMessage FromLibrdkafka(KafkaMessage message);
+
 // "topic [partition] at offset N", for errors about one record.
-std::string Where(const rd_kafka_message_t* message);
+std::string Where(const ConsumedRecord& record);
 
 inline std::string_view Bytes(const void* data, size_t length) {
   return data == nullptr ? std::string_view{}
                          : std::string_view(static_cast<const char*>(data), length);
 }
-
-// The message's headers in order; the views live as long as the message.
-std::vector<KafkaHeader> HeadersOf(const rd_kafka_message_t* message);
 
 }  // namespace sluice::brokerd

@@ -29,7 +29,7 @@ Status QueueSource::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMess
     if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       ++stats_.records;
       stats_.bytes += message->key_len + message->len;
-      out.push_back({std::move(message), std::nullopt});
+      out.push_back(FromLibrdkafka(std::move(message)));
     } else if (message->err != RD_KAFKA_RESP_ERR__PARTITION_EOF && failure.ok()) {
       failure = Status(StatusCode::kIoError,
                        std::string("consumer: ") + rd_kafka_message_errstr(message.get()));

@@ -52,43 +52,42 @@ Status ObjectPump::AddWaiting() {
 }
 
 Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
-  const rd_kafka_message_t* message = ready.message.get();
-  const std::string_view value = Bytes(message->payload, message->len);
+  const ConsumedRecord& consumed = ready.record;
   size_t size_with = 0;
   Record record;
   Chunk chunk;
-  std::vector<RecordHeader> headers;
   if (chunks_) {
     chunk.job = ready.chunk->job;
     chunk.stream = ready.chunk->stream;
     chunk.seq = ready.chunk->seq;
     chunk.eos = ready.chunk->eos;
-    chunk.payload = value;
+    chunk.payload = consumed.value.value_or(std::string_view{});
     size_with = chunk_rows_.EncodedSizeWith(chunk);
   } else {
-    for (const KafkaHeader& header : HeadersOf(message)) {
+    headers_.clear();
+    for (const KafkaHeader& header : consumed.headers) {
       // The object schema has no null header values; a null one arrives as empty bytes.
-      headers.push_back({header.key, header.value});
+      headers_.push_back({header.key, header.value});
     }
-    record.partition = message->partition;
-    record.offset = message->offset;
-    record.timestamp_ms = rd_kafka_message_timestamp(message, nullptr);
-    if (message->key != nullptr) record.key = Bytes(message->key, message->key_len);
-    if (message->payload != nullptr) record.value = value;
-    record.headers = headers;
+    record.partition = consumed.partition;
+    record.offset = consumed.offset;
+    record.timestamp_ms = consumed.timestamp_ms;
+    record.key = consumed.key;
+    record.value = consumed.value;
+    record.headers = headers_;
     size_with = records_.EncodedSizeWith(record);
   }
 
   const uint64_t slot_size = writer_.layout().slot_size;
   if (size_with > slot_size) {
     if (pending_.empty()) {
-      return Status::TooLarge("the record of " + Where(message) + " does not fit a slot of " +
+      return Status::TooLarge("the record of " + Where(consumed) + " does not fit a slot of " +
                               std::to_string(slot_size) + " bytes");
     }
     return false;
   }
   if (pending_.empty()) first_pending_at_ = Clock::now();
-  pending_bytes_ += chunks_ ? message->len : message->key_len + message->len;
+  pending_bytes_ += chunks_ ? consumed.value_size() : consumed.key_size() + consumed.value_size();
   pending_.push_back(std::move(ready));
   if (chunks_) {
     // Job and stream may live inside their std::string (short strings do): view them where they
@@ -97,7 +96,6 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
     chunk.stream = pending_.back().chunk->stream;
     chunk_rows_.Add(chunk);
   } else {
-    // The builder keeps the header views, whose bytes stay with the message in `pending_`.
     records_.Add(record);
   }
   return true;
@@ -139,16 +137,16 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   std::vector<OffsetRange> ranges;
   if (source_.takes_offsets()) {
     for (const ReadyMessage& ready : pending_) {
-      ranges.push_back({ready.message->partition, ready.message->offset, ready.message->offset});
+      ranges.push_back({ready.record.partition, ready.record.offset, ready.record.offset});
     }
   } else {
     // Records of a partition come in offset order, so one range per partition covers them.
     std::map<int32_t, OffsetRange> by_partition;
     for (const ReadyMessage& ready : pending_) {
-      const rd_kafka_message_t* m = ready.message.get();
+      const ConsumedRecord& r = ready.record;
       auto [it, inserted] =
-          by_partition.try_emplace(m->partition, OffsetRange{m->partition, m->offset, 0});
-      it->second.last_offset = m->offset;
+          by_partition.try_emplace(r.partition, OffsetRange{r.partition, r.offset, 0});
+      it->second.last_offset = r.offset;
     }
     for (const auto& [partition, range] : by_partition) {
       tracker_.Take(range);

@@ -2,9 +2,10 @@
 // for one subscription): RECORDS objects of Kafka records, or CHUNKS objects of ordered chunks.
 //
 // Messages are batched into an object until the next one would not fit the slot or the linger
-// time has passed; each key, value, header or payload is copied once, from librdkafka's fetch
-// buffer into shared memory. When the readers hold every slot the partitions are paused, so the
-// broker is not read faster than the readers release, and resumed on the next free slot.
+// time has passed; each key, value, header or payload is copied once, from the fetch buffer
+// (librdkafka's, or the native fetch path's) into shared memory. When the readers hold every slot
+// the partitions are paused, so the broker is not read faster than the readers release, and resumed
+// on the next free slot.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -86,6 +87,7 @@ class ObjectPump {
   const bool chunks_;
   RecordsBatchBuilder records_;
   ChunksBatchBuilder chunk_rows_;
+  std::vector<RecordHeader> headers_;  // the record being added's, as the builder takes them
   // Messages in the object being built. A deque, so that the chunk views the builder holds into
   // its elements stay valid as it grows.
   std::deque<ReadyMessage> pending_;

@@ -44,8 +44,9 @@ Status PartitionPauses::Apply() {
   }
   for (auto [list, paused] : {std::pair{pause.get(), true}, std::pair{resume.get(), false}}) {
     if (list->cnt == 0) continue;
-    const rd_kafka_resp_err_t err = paused ? rd_kafka_pause_partitions(consumer_, list)
-                                           : rd_kafka_resume_partitions(consumer_, list);
+    const rd_kafka_resp_err_t err = consumer_ == nullptr ? RD_KAFKA_RESP_ERR_NO_ERROR
+                                    : paused ? rd_kafka_pause_partitions(consumer_, list)
+                                             : rd_kafka_resume_partitions(consumer_, list);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       return Status(StatusCode::kIoError, std::string(paused ? "pause" : "resume") + " " + topic_ +
                                               ": " + rd_kafka_err2str(err));

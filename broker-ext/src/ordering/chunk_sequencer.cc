@@ -7,7 +7,7 @@
 
 namespace sluice::brokerd {
 
-ChunkSequencer::ChunkSequencer(QueueSource& upstream, CommitTracker& tracker,
+ChunkSequencer::ChunkSequencer(MessageSource& upstream, CommitTracker& tracker,
                                PartitionPauses& pauses, DeadLetters* dead_letters,
                                SequencerCounters counters, Options options)
     : upstream_(upstream),
@@ -31,17 +31,16 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::deque<ReadyM
   std::deque<ReadyMessage> incoming;
   const Status polled = upstream_.Poll(timeout, incoming);
   for (ReadyMessage& ready : incoming) {
-    const rd_kafka_message_t* m = ready.message.get();
-    tracker_.Take({m->partition, m->offset, m->offset});
-    auto blocked = blocked_.find(m->partition);
+    const int32_t partition = ready.record.partition;
+    tracker_.Take({partition, ready.record.offset, ready.record.offset});
+    auto blocked = blocked_.find(partition);
     if (blocked != blocked_.end() && !blocked->second.empty()) {
-      blocked->second.push_back(std::move(ready.message));
+      blocked->second.push_back(std::move(ready));
       continue;
     }
-    SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(ready.message, out));
+    SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(ready, out));
     if (!admitted) {
-      const int32_t partition = ready.message->partition;
-      blocked_[partition].push_back(std::move(ready.message));
+      blocked_[partition].push_back(std::move(ready));
       SLUICE_RETURN_NOT_OK(pauses_.SetBlocked(partition, true));
     }
   }
@@ -49,21 +48,21 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::deque<ReadyM
   return polled;
 }
 
-Result<bool> ChunkSequencer::Admit(KafkaMessage& message, std::deque<ReadyMessage>& out) {
-  const std::vector<KafkaHeader> headers = HeadersOf(message.get());
-  Result<ChunkId> id = ParseChunkHeaders(headers);
+Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::deque<ReadyMessage>& out) {
+  const ConsumedRecord& record = message.record;
+  Result<ChunkId> id = ParseChunkHeaders(record.headers);
   if (!id.ok()) {
-    SLUICE_RETURN_NOT_OK(Reject(std::move(message), id.status().message()));
+    SLUICE_RETURN_NOT_OK(Reject(record, id.status().message()));
     return true;
   }
-  const OffsetRange range{message->partition, message->offset, message->offset};
+  const OffsetRange range{record.partition, record.offset, record.offset};
   if (!options_.job_filter.empty() && id->job != options_.job_filter) {
     tracker_.Settle(range);
-    message.reset();
     return true;
   }
-  const uint64_t bytes = message->len;
-  ReadyMessage item{std::move(message), *id};
+  const uint64_t bytes = record.value_size();
+  message.chunk = *id;
+  ReadyMessage item = std::move(message);
   const OfferOutcome outcome =
       reorderer_.Offer(*id, bytes, std::move(item), Clock::now(),
                        [&out](const StreamKey&, uint64_t, bool, ReadyMessage&& ready) {
@@ -78,34 +77,32 @@ Result<bool> ChunkSequencer::Admit(KafkaMessage& message, std::deque<ReadyMessag
       tracker_.Settle(range);
       return true;
     case OfferOutcome::kWindowFull:
-      message = std::move(item.message);
+      message = std::move(item);
       return false;
     case OfferOutcome::kAfterEnd:
-      SLUICE_RETURN_NOT_OK(
-          Reject(std::move(item.message), "sluice.seq = " + std::to_string(id->seq) +
-                                              ": after the end of "
-                                              "stream " +
-                                              id->job + "/" + id->stream));
+      SLUICE_RETURN_NOT_OK(Reject(item.record, "sluice.seq = " + std::to_string(id->seq) +
+                                                   ": after the end of stream " + id->job + "/" +
+                                                   id->stream));
       return true;
   }
   return true;
 }
 
-Status ChunkSequencer::Reject(KafkaMessage message, const std::string& why) {
+Status ChunkSequencer::Reject(const ConsumedRecord& record, const std::string& why) {
   counters_.malformed.Add();
-  const std::string where = Where(message.get());
+  const std::string where = Where(record);
   Log(LogLevel::kWarn, "malformed_chunk",
       {{"record", where},
        {"error", why},
        {"dead_letter_topic", dead_letters_ == nullptr ? "-" : dead_letters_->topic()}});
-  const OffsetRange range{message->partition, message->offset, message->offset};
+  const OffsetRange range{record.partition, record.offset, record.offset};
   if (dead_letters_ == nullptr) {
     // Counted and logged is what "not silently" can mean without a dead-letter topic.
     tracker_.Settle(range);
     return Status::OK();
   }
   counters_.dead_letters.Add();
-  return dead_letters_->Send(message.get(), why + " (" + where + ")");
+  return dead_letters_->Send(record, why + " (" + where + ")");
 }
 
 Status ChunkSequencer::RetryBlocked(std::deque<ReadyMessage>& out) {

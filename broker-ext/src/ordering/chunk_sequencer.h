@@ -46,7 +46,7 @@ class ChunkSequencer final : public MessageSource {
   };
 
   // `dead_letters` may be null: malformed records are then counted, logged and skipped.
-  ChunkSequencer(QueueSource& upstream, CommitTracker& tracker, PartitionPauses& pauses,
+  ChunkSequencer(MessageSource& upstream, CommitTracker& tracker, PartitionPauses& pauses,
                  DeadLetters* dead_letters, SequencerCounters counters, Options options);
 
   Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override;
@@ -61,19 +61,19 @@ class ChunkSequencer final : public MessageSource {
  private:
   using Clock = std::chrono::steady_clock;
   // Offers a message; false when the window had no room and it must wait.
-  Result<bool> Admit(KafkaMessage& message, std::deque<ReadyMessage>& out);
-  Status Reject(KafkaMessage message, const std::string& why);
+  Result<bool> Admit(ReadyMessage& message, std::deque<ReadyMessage>& out);
+  Status Reject(const ConsumedRecord& record, const std::string& why);
   Status RetryBlocked(std::deque<ReadyMessage>& out);
   void ReportGaps();
 
-  QueueSource& upstream_;
+  MessageSource& upstream_;
   CommitTracker& tracker_;
   PartitionPauses& pauses_;
   DeadLetters* dead_letters_;
   SequencerCounters counters_;
   Options options_;
   StreamReorderer<ReadyMessage> reorderer_;
-  std::map<int32_t, std::deque<KafkaMessage>> blocked_;
+  std::map<int32_t, std::deque<ReadyMessage>> blocked_;
   std::set<std::pair<StreamKey, uint64_t>> reported_gaps_;
 };
 

@@ -1,0 +1,342 @@
+#include "ingest/native_fetch_source.h"
+
+#include <librdkafka/rdkafka.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "daemon/log.h"
+
+namespace sluice::brokerd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr auto kConnectTimeout = 5s;
+constexpr auto kFirstBackoff = 100ms;
+constexpr auto kMaxBackoff = 5s;
+// Responses beyond fetch.max.bytes by this much are refused: the broker may exceed the limit by
+// a batch larger than it (KIP-74), never by more than the largest batch it accepts.
+constexpr size_t kFrameSlack = 64u << 20;
+
+Result<int32_t> ParseInt(const std::string& key, const std::string& value) {
+  int32_t parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error != std::errc() || end != value.data() + value.size() || parsed < 0) {
+    return Status::InvalidArgument(key + " = " + value + ": not a non-negative 32-bit integer");
+  }
+  return parsed;
+}
+
+std::string Lower(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// Errors after which the partition is fetched again from its leader as cluster metadata names
+// it then: leadership moved, or the broker is not ready for it yet.
+bool LeaderMayHaveMoved(int16_t error) {
+  switch (error) {
+    case 3:    // UNKNOWN_TOPIC_OR_PARTITION
+    case 5:    // LEADER_NOT_AVAILABLE
+    case 6:    // NOT_LEADER_OR_FOLLOWER
+    case 7:    // REQUEST_TIMED_OUT
+    case 9:    // REPLICA_NOT_AVAILABLE
+    case 13:   // NETWORK_EXCEPTION
+    case 56:   // KAFKA_STORAGE_ERROR
+    case 74:   // FENCED_LEADER_EPOCH
+    case 75:   // UNKNOWN_LEADER_EPOCH
+    case 78:   // OFFSET_NOT_AVAILABLE
+    case 100:  // UNKNOWN_TOPIC_ID
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<NativeFetchSettings> NativeFetchSettings::From(const KafkaSettings& settings) {
+  NativeFetchSettings result;
+  for (const auto& [key, value] : settings) {
+    if (key == "fetch.wait.max.ms") {
+      SLUICE_ASSIGN_OR_RETURN(result.max_wait_ms, ParseInt(key, value));
+    } else if (key == "fetch.min.bytes") {
+      SLUICE_ASSIGN_OR_RETURN(result.min_bytes, ParseInt(key, value));
+    } else if (key == "fetch.max.bytes") {
+      SLUICE_ASSIGN_OR_RETURN(result.max_bytes, ParseInt(key, value));
+    } else if (key == "max.partition.fetch.bytes") {
+      SLUICE_ASSIGN_OR_RETURN(result.partition_max_bytes, ParseInt(key, value));
+    } else if (key == "isolation.level") {
+      const std::string level = Lower(value);
+      if (level != "read_committed" && level != "read_uncommitted") {
+        return Status::InvalidArgument(key + " = " + value +
+                                       ": read_committed or read_uncommitted");
+      }
+      result.read_committed = level == "read_committed";
+    } else if (key == "client.id") {
+      result.client_id = value;
+    }
+  }
+  return result;
+}
+
+bool NativeFetchSettings::Applies(const KafkaSettings& settings) {
+  bool plaintext = true;
+  for (const auto& [key, value] : settings) {
+    if (key == "security.protocol") plaintext = Lower(value) == "plaintext";
+  }
+  return plaintext;
+}
+
+Result<std::unique_ptr<NativeFetchSource>> NativeFetchSource::Create(
+    std::string topic, const std::map<int32_t, int64_t>& starts, NativeFetchSettings settings,
+    Cluster cluster, const PartitionPauses& pauses) {
+  std::unique_ptr<NativeFetchSource> source(
+      new NativeFetchSource(std::move(topic), std::move(settings), std::move(cluster), pauses));
+  for (const auto& [partition, start] : starts) {
+    int64_t offset = start;
+    if (start == RD_KAFKA_OFFSET_BEGINNING || start == RD_KAFKA_OFFSET_END) {
+      SLUICE_ASSIGN_OR_RETURN(auto marks, source->cluster_.watermarks(partition));
+      offset = start == RD_KAFKA_OFFSET_BEGINNING ? marks.first : marks.second;
+    } else if (start < 0) {
+      return Status::InvalidArgument("start of " + source->topic_ + " [" +
+                                     std::to_string(partition) + "]: " + std::to_string(start));
+    }
+    source->partitions_[partition].offset = offset;
+  }
+  return source;
+}
+
+NativeFetchSource::NativeFetchSource(std::string topic, NativeFetchSettings settings,
+                                     Cluster cluster, const PartitionPauses& pauses)
+    : topic_(std::move(topic)),
+      settings_(std::move(settings)),
+      cluster_(std::move(cluster)),
+      pauses_(pauses) {}
+
+int64_t NativeFetchSource::lag() const {
+  int64_t lag = 0;
+  for (const auto& [partition, state] : partitions_) {
+    if (state.high_watermark >= 0) lag += std::max<int64_t>(0, state.high_watermark - state.offset);
+  }
+  return lag;
+}
+
+Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  if (links_.empty()) {
+    if (Clock::now() < retry_at_) {
+      std::this_thread::sleep_until(std::min(deadline, retry_at_));
+      return Status::OK();
+    }
+    if (Status connected = Connect(); !connected.ok()) {
+      if (connected.code() != StatusCode::kIoError) return connected;
+      Reconnect(connected);
+      return Status::OK();
+    }
+  }
+  std::vector<pollfd> waiting;
+  std::vector<Link*> waiting_links;
+  for (auto& [address, link] : links_) {
+    if (!link.in_flight) {
+      if (Status sent = SendNext(link); !sent.ok()) {
+        Reconnect(sent);
+        return Status::OK();
+      }
+    }
+    if (link.in_flight) {
+      waiting.push_back({link.connection->fd(), POLLIN, 0});
+      waiting_links.push_back(&link);
+    }
+  }
+  if (waiting.empty()) return Status::OK();  // every partition is paused
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  const int ready =
+      ::poll(waiting.data(), waiting.size(), static_cast<int>(std::max<int64_t>(left.count(), 0)));
+  if (ready <= 0) return Status::OK();
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    if (waiting[i].revents == 0) continue;
+    Status taken = Take(*waiting_links[i], out);
+    if (!taken.ok()) {
+      if (taken.code() != StatusCode::kIoError) return taken;
+      Reconnect(taken);
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status NativeFetchSource::Connect() {
+  SLUICE_ASSIGN_OR_RETURN(auto leaders, cluster_.leaders());
+  std::set<std::string> addresses;
+  for (auto& [partition, state] : partitions_) {
+    auto leader = leaders.find(partition);
+    if (leader == leaders.end()) {
+      return Status(StatusCode::kIoError,
+                    topic_ + " [" + std::to_string(partition) + "] has no leader");
+    }
+    state.leader = leader->second;
+    addresses.insert(leader->second);
+  }
+  std::map<std::string, Link> links;
+  for (const std::string& address : addresses) {
+    SLUICE_ASSIGN_OR_RETURN(auto connection,
+                            kafka::BrokerConnection::Connect(address, kConnectTimeout));
+    links[address].connection = std::move(connection);
+  }
+  links_ = std::move(links);
+  backoff_ = 0ms;
+  return Status::OK();
+}
+
+void NativeFetchSource::Reconnect(const Status& why) {
+  links_.clear();
+  backoff_ = std::clamp<std::chrono::milliseconds>(backoff_ * 2, kFirstBackoff, kMaxBackoff);
+  retry_at_ = Clock::now() + backoff_;
+  Log(LogLevel::kWarn, "native_fetch_retry",
+      {{"topic", topic_},
+       {"error", why.message()},
+       {"retry_in_ms", std::to_string(backoff_.count())}});
+}
+
+Status NativeFetchSource::SendNext(Link& link) {
+  kafka::FetchRequest request;
+  request.correlation_id = next_correlation_id_++;
+  request.client_id = settings_.client_id;
+  request.max_wait_ms = settings_.max_wait_ms;
+  request.min_bytes = settings_.min_bytes;
+  request.max_bytes = settings_.max_bytes;
+  request.read_committed = settings_.read_committed;
+  request.topic = topic_;
+  link.requested.clear();
+  for (const auto& [partition, state] : partitions_) {
+    if (state.leader != link.connection->address() || pauses_.paused(partition)) continue;
+    request.partitions.push_back({partition, state.offset, settings_.partition_max_bytes});
+    link.requested[partition] = state.offset;
+  }
+  if (request.partitions.empty()) return Status::OK();
+  SLUICE_RETURN_NOT_OK(link.connection->Send(kafka::EncodeFetchRequest(request)));
+  link.correlation_id = request.correlation_id;
+  link.in_flight = true;
+  return Status::OK();
+}
+
+std::shared_ptr<kafka::FrameBuffer> NativeFetchSource::FreeBuffer() {
+  for (const auto& buffer : buffers_) {
+    if (buffer.use_count() == 1) return buffer;
+  }
+  auto buffer = std::make_shared<kafka::FrameBuffer>();
+  // A few are kept: the response being read, the one whose records wait in an object, and the
+  // ones that other leaders' links hold.
+  if (buffers_.size() < 2 + links_.size()) buffers_.push_back(buffer);
+  return buffer;
+}
+
+Status NativeFetchSource::Take(Link& link, std::deque<ReadyMessage>& out) {
+  std::shared_ptr<kafka::FrameBuffer> buffer = FreeBuffer();
+  link.in_flight = false;
+  SLUICE_RETURN_NOT_OK(
+      link.connection->Receive(*buffer, static_cast<size_t>(settings_.max_bytes) + kFrameSlack));
+  Result<kafka::FetchResponse> decoded = kafka::DecodeFetchResponse(buffer->view());
+  if (!decoded.ok()) {
+    return Status(StatusCode::kIoError, "fetch response from broker " + link.connection->address() +
+                                            ": " + decoded.status().message());
+  }
+  const kafka::FetchResponse& response = *decoded;
+  if (response.correlation_id != link.correlation_id) {
+    return Status(StatusCode::kIoError, "fetch response from broker " + link.connection->address() +
+                                            " answers request " +
+                                            std::to_string(response.correlation_id) + ", not " +
+                                            std::to_string(link.correlation_id));
+  }
+  if (response.error_code != kafka::kNone) {
+    return Status(StatusCode::kIoError, "fetch from broker " + link.connection->address() +
+                                            ": Kafka error " + std::to_string(response.error_code));
+  }
+
+  // Offsets move on before any record is read, so the next request can go out first.
+  struct ToRead {
+    const kafka::FetchedPartition* fetched;
+    int64_t from;
+  };
+  std::vector<ToRead> to_read;
+  Status moved = Status::OK();  // a partition whose leader may have moved: reconnect afterwards
+  for (size_t i = 0; i < response.partitions.size(); ++i) {
+    const kafka::FetchedPartition& fetched = response.partitions[i];
+    auto requested = link.requested.find(fetched.partition);
+    if (response.topics[i] != topic_ || requested == link.requested.end()) continue;
+    const std::string where = topic_ + " [" + std::to_string(fetched.partition) + "]";
+    PartitionState& state = partitions_[fetched.partition];
+    if (fetched.error_code == kafka::kOffsetOutOfRange) {
+      SLUICE_ASSIGN_OR_RETURN(auto marks, cluster_.watermarks(fetched.partition));
+      if (requested->second > marks.second) {
+        return Status::InvalidState("offset " + std::to_string(requested->second) + " of " + where +
+                                    " is beyond its high watermark " +
+                                    std::to_string(marks.second));
+      }
+      if (requested->second < marks.first) {
+        Log(LogLevel::kWarn, "records_lost_to_retention",
+            {{"partition", where},
+             {"from", std::to_string(requested->second)},
+             {"to", std::to_string(marks.first)}});
+        state.offset = marks.first;
+      }
+      continue;
+    }
+    if (LeaderMayHaveMoved(fetched.error_code)) {
+      moved = Status(StatusCode::kIoError,
+                     "fetch " + where + ": Kafka error " + std::to_string(fetched.error_code));
+      continue;
+    }
+    if (fetched.error_code != kafka::kNone) {
+      return Status::InvalidState("fetch " + where + ": Kafka error " +
+                                  std::to_string(fetched.error_code));
+    }
+    state.high_watermark = fetched.high_watermark;
+    state.offset = kafka::NextFetchOffset(fetched.records, requested->second);
+    to_read.push_back({&fetched, requested->second});
+  }
+  if (moved.ok()) SLUICE_RETURN_NOT_OK(SendNext(link));
+
+  static const std::vector<kafka::AbortedTransaction> kReadUncommitted;
+  for (const ToRead& partition : to_read) {
+    const kafka::FetchedPartition& fetched = *partition.fetched;
+    kafka::RecordBatchReader batches(fetched.records,
+                                     settings_.read_committed ? fetched.aborted : kReadUncommitted,
+                                     partition.from);
+    while (true) {
+      Result<bool> next = batches.Next(scratch_);
+      if (!next.ok()) {
+        return Status::Corrupt(topic_ + " [" + std::to_string(fetched.partition) +
+                               "]: " + next.status().message());
+      }
+      if (!*next) break;
+      ReadyMessage& ready = out.emplace_back();
+      ConsumedRecord& record = ready.record;
+      record.topic = topic_;
+      record.partition = fetched.partition;
+      record.offset = scratch_.offset;
+      record.timestamp_ms = scratch_.timestamp_ms;
+      record.key = scratch_.key;
+      record.value = scratch_.value;
+      if (!scratch_.headers.empty()) record.headers = scratch_.headers;
+      if (batches.decompressed() != nullptr) {
+        ready.owner = batches.decompressed();
+      } else {
+        ready.owner = buffer;
+      }
+      ++stats_.records;
+      stats_.bytes += record.key_size() + record.value_size();
+    }
+  }
+  return moved;
+}
+
+}  // namespace sluice::brokerd

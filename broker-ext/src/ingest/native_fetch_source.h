@@ -1,0 +1,113 @@
+// RECORDS mode's source on the native fetch path: the pump's thread sends Kafka Fetch requests to
+// the partitions' leaders itself and walks the record batches of each response in place, so a
+// record costs a few varint reads on its way into shared memory instead of librdkafka's op per
+// record (docs/brokerd.md, "Native fetch path").
+//
+// One request is in flight per leader: when a response arrives, the next request goes out
+// before its records are read, so the broker prepares the next response meanwhile. Paused
+// partitions are left out of requests; what was fetched before the pause still arrives, bounded
+// by one response per leader.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ingest/fetch_session.h"
+#include "ingest/message_source.h"
+#include "ingest/partition_pauses.h"
+#include "kafka/broker_connection.h"
+#include "kafka/fetch_protocol.h"
+
+namespace sluice::brokerd {
+
+// The Fetch request settings, read from librdkafka's properties of the same meaning so that a
+// deployment tunes both paths alike: fetch.wait.max.ms, fetch.min.bytes, fetch.max.bytes,
+// max.partition.fetch.bytes, isolation.level, client.id.
+struct NativeFetchSettings {
+  int32_t max_wait_ms = 500;
+  int32_t min_bytes = 1;
+  int32_t max_bytes = 50 << 20;
+  int32_t partition_max_bytes = 1 << 20;
+  bool read_committed = true;
+  std::string client_id = "sluice-brokerd";
+
+  static Result<NativeFetchSettings> From(const KafkaSettings& settings);
+  // Whether the settings leave the connection plaintext, the only one this path speaks; TLS and
+  // SASL subscriptions go through librdkafka.
+  static bool Applies(const KafkaSettings& settings);
+};
+
+class NativeFetchSource final : public MessageSource {
+ public:
+  // What the source asks the cluster, through the session's librdkafka handle.
+  struct Cluster {
+    // Each partition's leader as host:port.
+    std::function<Result<std::map<int32_t, std::string>>()> leaders;
+    // A partition's low and high watermarks.
+    std::function<Result<std::pair<int64_t, int64_t>>(int32_t)> watermarks;
+  };
+
+  // `starts` as the subscription plan has them (offsets, or librdkafka's logical
+  // BEGINNING / END, resolved here through `cluster`).
+  static Result<std::unique_ptr<NativeFetchSource>> Create(std::string topic,
+                                                           const std::map<int32_t, int64_t>& starts,
+                                                           NativeFetchSettings settings,
+                                                           Cluster cluster,
+                                                           const PartitionPauses& pauses);
+
+  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override;
+  const SourceStats& stats() const override { return stats_; }
+  bool takes_offsets() const override { return false; }
+
+  // Records between each partition's next fetch offset and its high watermark, as of the last
+  // responses.
+  int64_t lag() const;
+
+ private:
+  struct PartitionState {
+    int64_t offset = 0;  // the next offset to fetch
+    int64_t high_watermark = -1;
+    std::string leader;  // host:port
+  };
+  struct Link {
+    std::unique_ptr<kafka::BrokerConnection> connection;
+    bool in_flight = false;
+    int32_t correlation_id = 0;
+    std::map<int32_t, int64_t> requested;  // partition -> fetch offset of the request in flight
+  };
+
+  NativeFetchSource(std::string topic, NativeFetchSettings settings, Cluster cluster,
+                    const PartitionPauses& pauses);
+  // Looks the leaders up and connects to each; on failure schedules a retry.
+  Status Connect();
+  // Sends the link's next request, unless every partition of it is paused.
+  Status SendNext(Link& link);
+  // Reads the link's response, sends the next request, then hands its records to `out`.
+  Status Take(Link& link, std::deque<ReadyMessage>& out);
+  // Drops the connections and looks the leaders up again after a backoff: a broker went away or
+  // stopped leading a partition.
+  void Reconnect(const Status& why);
+  std::shared_ptr<kafka::FrameBuffer> FreeBuffer();
+
+  const std::string topic_;
+  const NativeFetchSettings settings_;
+  const Cluster cluster_;
+  const PartitionPauses& pauses_;
+  std::map<int32_t, PartitionState> partitions_;
+  std::map<std::string, Link> links_;  // by leader address; empty until connected
+  std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds backoff_{0};
+  int32_t next_correlation_id_ = 1;
+  // Response buffers: one is reused once no record views it any more.
+  std::vector<std::shared_ptr<kafka::FrameBuffer>> buffers_;
+  kafka::FetchedRecord scratch_;
+  SourceStats stats_;
+};
+
+}  // namespace sluice::brokerd

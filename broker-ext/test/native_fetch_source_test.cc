@@ -1,0 +1,268 @@
+// The native fetch path against librdkafka's mock cluster, a real Kafka protocol server on
+// loopback: records arrive once and in order from every codec, whatever start, through broker
+// outages and leader errors; paused partitions are not fetched. The daemon's process tests and
+// the Java integration tests run the same path against the real broker.
+#include "ingest/native_fetch_source.h"
+
+#include <gtest/gtest.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace sluice::brokerd {
+namespace {
+
+using namespace std::chrono_literals;
+using Handle = std::unique_ptr<rd_kafka_t, decltype(&rd_kafka_destroy)>;
+
+constexpr int kPartitions = 4;
+
+Handle NewProducer(std::initializer_list<std::pair<const char*, std::string>> settings) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  std::array<char, 512> error{};
+  for (const auto& [key, value] : settings) {
+    EXPECT_EQ(rd_kafka_conf_set(conf, key, value.c_str(), error.data(), error.size()),
+              RD_KAFKA_CONF_OK)
+        << error.data();
+  }
+  rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error.data(), error.size());
+  EXPECT_NE(handle, nullptr) << error.data();
+  return Handle(handle, &rd_kafka_destroy);
+}
+
+std::string Value(int i) { return "value-" + std::to_string(i) + std::string(i % 200, 'x'); }
+
+class NativeFetchSourceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_owner_ = NewProducer({{"test.mock.num.brokers", "2"}});
+    cluster_ = rd_kafka_handle_mock_cluster(cluster_owner_.get());
+    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+    bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
+    session_ = FetchSession::Create({{"bootstrap.servers", bootstraps_}}, "").MoveValue();
+  }
+
+  // Record i goes to partition i % kPartitions, with key "k<i>" (null for every 7th), its value
+  // and a header "i" (null-valued for every 5th).
+  void Produce(int from, int to, const std::string& codec = "none") {
+    Handle producer = NewProducer(
+        {{"bootstrap.servers", bootstraps_}, {"compression.codec", codec}, {"linger.ms", "5"}});
+    for (int i = from; i < to; ++i) {
+      const std::string value = Value(i);
+      const std::string key = "k" + std::to_string(i);
+      const std::string number = std::to_string(i);
+      const void* key_bytes = i % 7 == 0 ? nullptr : key.data();
+      const size_t key_size = i % 7 == 0 ? 0 : key.size();
+      const void* header_bytes = i % 5 == 0 ? nullptr : number.data();
+      const ssize_t header_size = i % 5 == 0 ? -1 : static_cast<ssize_t>(number.size());
+      ASSERT_EQ(rd_kafka_producev(producer.get(), RD_KAFKA_V_TOPIC("t"),
+                                  RD_KAFKA_V_PARTITION(i % kPartitions),
+                                  RD_KAFKA_V_KEY(key_bytes, key_size),
+                                  RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                                  RD_KAFKA_V_HEADER("i", header_bytes, header_size),
+                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
+    ASSERT_EQ(rd_kafka_flush(producer.get(), 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+
+  std::unique_ptr<NativeFetchSource> Source(const std::map<int32_t, int64_t>& starts,
+                                            const PartitionPauses& pauses,
+                                            NativeFetchSettings settings = {}) {
+    settings.max_wait_ms = 20;
+    NativeFetchSource::Cluster cluster{
+        [this] { return session_->LeaderAddresses("t", 5s); },
+        [this](int32_t partition) { return session_->Watermarks("t", partition, 5s); }};
+    auto source = NativeFetchSource::Create("t", starts, settings, cluster, pauses);
+    EXPECT_TRUE(source.ok()) << source.status().ToString();
+    return source.MoveValue();
+  }
+
+  static std::map<int32_t, int64_t> FromBeginning() {
+    std::map<int32_t, int64_t> starts;
+    for (int p = 0; p < kPartitions; ++p) starts[p] = RD_KAFKA_OFFSET_BEGINNING;
+    return starts;
+  }
+
+  // Polls until `count` records came or 10 s passed.
+  static std::deque<ReadyMessage> Read(NativeFetchSource& source, size_t count) {
+    std::deque<ReadyMessage> out;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
+      const Status status = source.Poll(50ms, out);
+      EXPECT_TRUE(status.ok()) << status.ToString();
+      if (!status.ok()) break;
+    }
+    return out;
+  }
+
+  // Every record of [from, to) once, each partition in offset order, with its fields.
+  static void ExpectRecords(const std::deque<ReadyMessage>& out, int from, int to) {
+    ASSERT_EQ(out.size(), static_cast<size_t>(to - from));
+    std::array<int64_t, kPartitions> next{};
+    for (int p = 0; p < kPartitions; ++p) next[p] = -1;
+    for (const ReadyMessage& ready : out) {
+      const ConsumedRecord& r = ready.record;
+      ASSERT_NE(ready.owner, nullptr);
+      EXPECT_EQ(r.topic, "t");
+      if (next[r.partition] >= 0) {
+        EXPECT_EQ(r.offset, next[r.partition]) << "in order, once";
+      }
+      next[r.partition] = r.offset + 1;
+      ASSERT_EQ(r.headers.size(), 1u);
+      ASSERT_EQ(r.headers[0].key, "i");
+      // Record i is at offset i / kPartitions of its partition: every test produces from 0 on.
+      const int i = static_cast<int>(r.offset) * kPartitions + r.partition;
+      ASSERT_GE(i, from);
+      ASSERT_LT(i, to);
+      if (r.headers[0].has_value) {
+        EXPECT_EQ(r.headers[0].value, std::to_string(i));
+      }
+      EXPECT_EQ(i % kPartitions, r.partition);
+      EXPECT_EQ(r.value, Value(i));
+      if (i % 7 == 0) {
+        EXPECT_FALSE(r.key.has_value()) << "a null key stays null";
+      } else {
+        EXPECT_EQ(r.key, "k" + std::to_string(i));
+      }
+      EXPECT_EQ(r.headers[0].has_value, i % 5 != 0) << "a null header value stays null";
+      EXPECT_GT(r.timestamp_ms, 0);
+    }
+  }
+
+  Handle cluster_owner_{nullptr, &rd_kafka_destroy};
+  rd_kafka_mock_cluster_t* cluster_ = nullptr;
+  std::string bootstraps_;
+  std::unique_ptr<FetchSession> session_;
+};
+
+TEST_F(NativeFetchSourceTest, EveryRecordArrivesOnceInPartitionOrderWithItsFields) {
+  Produce(0, 2000);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  auto source = Source(FromBeginning(), pauses);
+  ExpectRecords(Read(*source, 2000), 0, 2000);
+  EXPECT_EQ(source->stats().records, 2000u);
+  EXPECT_EQ(source->lag(), 0);
+}
+
+TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {
+  int from = 0;
+  for (const char* codec : {"gzip", "snappy", "lz4", "zstd"}) {
+    SCOPED_TRACE(codec);
+    Produce(from, from + 400, codec);
+    PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+    std::map<int32_t, int64_t> starts;
+    for (int p = 0; p < kPartitions; ++p) starts[p] = from / kPartitions;
+    auto source = Source(starts, pauses);
+    std::deque<ReadyMessage> out = Read(*source, 400);
+    ExpectRecords(out, from, from + 400);
+    from += 400;
+  }
+}
+
+TEST_F(NativeFetchSourceTest, AStartInsideABatchBeginsExactlyThereAndEndBeginsAfterTheLast) {
+  Produce(0, 400);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  auto inside = Source({{0, 37}}, pauses);
+  std::deque<ReadyMessage> out = Read(*inside, 100 - 37);
+  ASSERT_EQ(out.size(), 63u);
+  EXPECT_EQ(out.front().record.offset, 37) << "records before the start, in its batch, are skipped";
+
+  std::map<int32_t, int64_t> ends;
+  for (int p = 0; p < kPartitions; ++p) ends[p] = RD_KAFKA_OFFSET_END;
+  auto at_end = Source(ends, pauses);
+  std::deque<ReadyMessage> none;
+  ASSERT_TRUE(at_end->Poll(100ms, none).ok());
+  EXPECT_TRUE(none.empty());
+  Produce(400, 800);
+  std::deque<ReadyMessage> later = Read(*at_end, 400);
+  ASSERT_EQ(later.size(), 400u);
+  for (const ReadyMessage& ready : later) EXPECT_GE(ready.record.offset, 100);
+}
+
+TEST_F(NativeFetchSourceTest, ABrokerOutageAndLeaderErrorsLoseAndRepeatNothing) {
+  Produce(0, 1000);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  NativeFetchSettings small;
+  small.partition_max_bytes = 4096;  // many fetches, so the failures land mid-topic
+  auto source = Source(FromBeginning(), pauses, small);
+  std::deque<ReadyMessage> out;
+  ASSERT_TRUE(source->Poll(1s, out).ok());
+  ASSERT_FALSE(out.empty());
+
+  rd_kafka_mock_push_request_errors(cluster_, 1 /* Fetch */, 2,
+                                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+                                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT);
+  for (int broker = 1; broker <= 2; ++broker) {
+    ASSERT_EQ(rd_kafka_mock_broker_set_down(cluster_, broker), RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(source->Poll(50ms, out).ok()) << "retried, not failed";
+  for (int broker = 1; broker <= 2; ++broker) {
+    ASSERT_EQ(rd_kafka_mock_broker_set_up(cluster_, broker), RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (out.size() < 1000 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(source->Poll(50ms, out).ok());
+  }
+  ExpectRecords(out, 0, 1000);
+}
+
+TEST_F(NativeFetchSourceTest, PausedPartitionsAreLeftOutOfRequests) {
+  Produce(0, 400);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  ASSERT_TRUE(pauses.SetSlotsFull(true).ok());
+  auto source = Source(FromBeginning(), pauses);
+  std::deque<ReadyMessage> out;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(source->Poll(50ms, out).ok());
+  EXPECT_TRUE(out.empty()) << "nothing fetched while paused";
+  EXPECT_EQ(pauses.paused_count(), static_cast<size_t>(kPartitions));
+  ASSERT_TRUE(pauses.SetSlotsFull(false).ok());
+  ExpectRecords(Read(*source, 400), 0, 400);
+}
+
+TEST_F(NativeFetchSourceTest, AnOffsetBeyondTheHighWatermarkEndsTheSourceWithAClearError) {
+  Produce(0, 40);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  auto source = Source({{1, 500}}, pauses);
+  std::deque<ReadyMessage> out;
+  Status status = Status::OK();
+  for (int i = 0; i < 20 && status.ok(); ++i) status = source->Poll(50ms, out);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidState);
+  EXPECT_NE(status.message().find("offset 500 of t [1] is beyond its high watermark 10"),
+            std::string::npos)
+      << status.message();
+}
+
+TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadValues) {
+  auto settings = NativeFetchSettings::From({{"fetch.wait.max.ms", "7"},
+                                             {"fetch.min.bytes", "10"},
+                                             {"fetch.max.bytes", "1000000"},
+                                             {"max.partition.fetch.bytes", "65536"},
+                                             {"isolation.level", "read_uncommitted"},
+                                             {"client.id", "me"},
+                                             {"linger.ms", "5"}});
+  ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+  EXPECT_EQ(settings->max_wait_ms, 7);
+  EXPECT_EQ(settings->min_bytes, 10);
+  EXPECT_EQ(settings->max_bytes, 1000000);
+  EXPECT_EQ(settings->partition_max_bytes, 65536);
+  EXPECT_FALSE(settings->read_committed);
+  EXPECT_EQ(settings->client_id, "me");
+
+  auto bad = NativeFetchSettings::From({{"fetch.max.bytes", "lots"}});
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("fetch.max.bytes = lots"), std::string::npos);
+  EXPECT_FALSE(NativeFetchSettings::From({{"isolation.level", "dirty"}}).ok());
+
+  EXPECT_TRUE(NativeFetchSettings::Applies({{"bootstrap.servers", "x:1"}}));
+  EXPECT_TRUE(NativeFetchSettings::Applies({{"security.protocol", "PLAINTEXT"}}));
+  EXPECT_FALSE(NativeFetchSettings::Applies({{"security.protocol", "SSL"}}));
+  EXPECT_FALSE(NativeFetchSettings::Applies({{"security.protocol", "sasl_plaintext"}}));
+}
+
+}  // namespace
+}  // namespace sluice::brokerd
