@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace sluice::brokerd {
 namespace {
@@ -89,8 +90,8 @@ class NativeFetchSourceTest : public testing::Test {
   }
 
   // Polls until `count` records came or 10 s passed.
-  static std::deque<ReadyMessage> Read(NativeFetchSource& source, size_t count) {
-    std::deque<ReadyMessage> out;
+  static std::vector<ReadyMessage> Read(NativeFetchSource& source, size_t count) {
+    std::vector<ReadyMessage> out;
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
       const Status status = source.Poll(50ms, out);
@@ -101,7 +102,7 @@ class NativeFetchSourceTest : public testing::Test {
   }
 
   // Every record of [from, to) once, each partition in offset order, with its fields.
-  static void ExpectRecords(const std::deque<ReadyMessage>& out, int from, int to) {
+  static void ExpectRecords(const std::vector<ReadyMessage>& out, int from, int to) {
     ASSERT_EQ(out.size(), static_cast<size_t>(to - from));
     std::array<int64_t, kPartitions> next{};
     for (int p = 0; p < kPartitions; ++p) next[p] = -1;
@@ -158,7 +159,7 @@ TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {
     std::map<int32_t, int64_t> starts;
     for (int p = 0; p < kPartitions; ++p) starts[p] = from / kPartitions;
     auto source = Source(starts, pauses);
-    std::deque<ReadyMessage> out = Read(*source, 400);
+    std::vector<ReadyMessage> out = Read(*source, 400);
     ExpectRecords(out, from, from + 400);
     from += 400;
   }
@@ -168,18 +169,18 @@ TEST_F(NativeFetchSourceTest, AStartInsideABatchBeginsExactlyThereAndEndBeginsAf
   Produce(0, 400);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
   auto inside = Source({{0, 37}}, pauses);
-  std::deque<ReadyMessage> out = Read(*inside, 100 - 37);
+  std::vector<ReadyMessage> out = Read(*inside, 100 - 37);
   ASSERT_EQ(out.size(), 63u);
   EXPECT_EQ(out.front().record.offset, 37) << "records before the start, in its batch, are skipped";
 
   std::map<int32_t, int64_t> ends;
   for (int p = 0; p < kPartitions; ++p) ends[p] = RD_KAFKA_OFFSET_END;
   auto at_end = Source(ends, pauses);
-  std::deque<ReadyMessage> none;
+  std::vector<ReadyMessage> none;
   ASSERT_TRUE(at_end->Poll(100ms, none).ok());
   EXPECT_TRUE(none.empty());
   Produce(400, 800);
-  std::deque<ReadyMessage> later = Read(*at_end, 400);
+  std::vector<ReadyMessage> later = Read(*at_end, 400);
   ASSERT_EQ(later.size(), 400u);
   for (const ReadyMessage& ready : later) EXPECT_GE(ready.record.offset, 100);
 }
@@ -190,7 +191,7 @@ TEST_F(NativeFetchSourceTest, ABrokerOutageAndLeaderErrorsLoseAndRepeatNothing) 
   NativeFetchSettings small;
   small.partition_max_bytes = 4096;  // many fetches, so the failures land mid-topic
   auto source = Source(FromBeginning(), pauses, small);
-  std::deque<ReadyMessage> out;
+  std::vector<ReadyMessage> out;
   ASSERT_TRUE(source->Poll(1s, out).ok());
   ASSERT_FALSE(out.empty());
 
@@ -216,7 +217,7 @@ TEST_F(NativeFetchSourceTest, PausedPartitionsAreLeftOutOfRequests) {
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
   ASSERT_TRUE(pauses.SetSlotsFull(true).ok());
   auto source = Source(FromBeginning(), pauses);
-  std::deque<ReadyMessage> out;
+  std::vector<ReadyMessage> out;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(source->Poll(50ms, out).ok());
   EXPECT_TRUE(out.empty()) << "nothing fetched while paused";
   EXPECT_EQ(pauses.paused_count(), static_cast<size_t>(kPartitions));
@@ -228,7 +229,7 @@ TEST_F(NativeFetchSourceTest, AnOffsetBeyondTheHighWatermarkEndsTheSourceWithACl
   Produce(0, 40);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
   auto source = Source({{1, 500}}, pauses);
-  std::deque<ReadyMessage> out;
+  std::vector<ReadyMessage> out;
   Status status = Status::OK();
   for (int i = 0; i < 20 && status.ok(); ++i) status = source->Poll(50ms, out);
   EXPECT_EQ(status.code(), StatusCode::kInvalidState);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
@@ -271,7 +272,7 @@ class BurstSource final : public MessageSource {
     }
   }
   size_t burst_size() const { return burst_.size(); }
-  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override {
+  Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override {
     if (burst_.empty()) return queue_.Poll(timeout, out);
     for (ReadyMessage& ready : burst_) out.push_back(std::move(ready));
     burst_.clear();
@@ -282,7 +283,7 @@ class BurstSource final : public MessageSource {
 
  private:
   QueueSource queue_;
-  std::deque<ReadyMessage> burst_;
+  std::vector<ReadyMessage> burst_;
 };
 
 TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForMore) {

@@ -34,11 +34,12 @@ struct ConsumedRecord {
   size_t key_size() const { return key ? key->size() : 0; }
 };
 
-// `chunk` is the record's identity in CHUNK_STREAMS mode.
+// `chunk` is the record's identity in CHUNK_STREAMS mode; on the heap, so that views of its
+// strings stay valid while ready messages move between vectors.
 struct ReadyMessage {
   ConsumedRecord record;
   std::shared_ptr<const void> owner;
-  std::optional<ChunkId> chunk;
+  std::unique_ptr<const ChunkId> chunk;
 };
 
 // Takes over a message of librdkafka's consumer (error-free).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <vector>
 
 namespace sluice::brokerd {
 namespace {
@@ -13,7 +14,7 @@ constexpr size_t kConsumeBatch = 256;
 
 }  // namespace
 
-Status QueueSource::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
+Status QueueSource::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   std::array<rd_kafka_message_t*, kConsumeBatch> messages{};
   // The batch call waits until its whole batch is there or the timeout passes, even with
   // messages at hand: a stream of large chunks, which never fills a batch, would wait out every

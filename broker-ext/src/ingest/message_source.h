@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 
 #include "ingest/kafka_message.h"
 #include "sluice/status.h"
@@ -22,7 +21,7 @@ class MessageSource {
  public:
   virtual ~MessageSource() = default;
   // Appends the messages ready to go into objects to `out`, waiting up to `timeout` for some.
-  virtual Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) = 0;
+  virtual Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) = 0;
   virtual const SourceStats& stats() const = 0;
   // Whether the ready messages are already in the commit tracker, one range each.
   virtual bool takes_offsets() const = 0;
@@ -32,7 +31,7 @@ class MessageSource {
 class QueueSource final : public MessageSource {
  public:
   explicit QueueSource(rd_kafka_queue_t* queue) : queue_(queue) {}
-  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override;
+  Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override;
   const SourceStats& stats() const override { return stats_; }
   bool takes_offsets() const override { return false; }
 

@@ -129,7 +129,7 @@ int64_t NativeFetchSource::lag() const {
   return lag;
 }
 
-Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
+Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   const Clock::time_point deadline = Clock::now() + timeout;
   if (links_.empty()) {
     if (Clock::now() < retry_at_) {
@@ -239,7 +239,7 @@ std::shared_ptr<kafka::FrameBuffer> NativeFetchSource::FreeBuffer() {
   return buffer;
 }
 
-Status NativeFetchSource::Take(Link& link, std::deque<ReadyMessage>& out) {
+Status NativeFetchSource::Take(Link& link, std::vector<ReadyMessage>& out) {
   std::shared_ptr<kafka::FrameBuffer> buffer = FreeBuffer();
   link.in_flight = false;
   SLUICE_RETURN_NOT_OK(

@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -61,7 +60,7 @@ class NativeFetchSource final : public MessageSource {
                                                            Cluster cluster,
                                                            const PartitionPauses& pauses);
 
-  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override;
+  Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override;
   const SourceStats& stats() const override { return stats_; }
   bool takes_offsets() const override { return false; }
 
@@ -89,7 +88,7 @@ class NativeFetchSource final : public MessageSource {
   // Sends the link's next request, unless every partition of it is paused.
   Status SendNext(Link& link);
   // Reads the link's response, sends the next request, then hands its records to `out`.
-  Status Take(Link& link, std::deque<ReadyMessage>& out);
+  Status Take(Link& link, std::vector<ReadyMessage>& out);
   // Drops the connections and looks the leaders up again after a backoff: a broker went away or
   // stopped leading a partition.
   void Reconnect(const Status& why);

@@ -20,14 +20,14 @@ Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
   const Clock::time_point end = Clock::now() + duration;
   while (Clock::now() < end) {
     SLUICE_RETURN_NOT_OK(AddWaiting());
-    const bool full = !waiting_.empty();
+    const bool full = waiting_taken_ < waiting_.size();
     if (!pending_.empty() &&
         (full || paused() || Clock::now() - first_pending_at_ >= options_.linger)) {
       SLUICE_RETURN_NOT_OK(Flush(end));
       if (!pending_.empty()) continue;  // no free slot before `end`
       // Messages are ready for the next object: waiting for more would hold them up by a poll
       // timeout per object (a reordered stream's successors are released all at once).
-      if (!waiting_.empty()) continue;
+      if (waiting_taken_ < waiting_.size()) continue;
     }
     // While paused little arrives: what was fetched before, and errors.
     const auto wait = paused()           ? std::chrono::milliseconds(0)
@@ -39,15 +39,18 @@ Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
 }
 
 Status ObjectPump::AddWaiting() {
-  while (!waiting_.empty()) {
-    Result<bool> added = TryAdd(waiting_.front());
+  while (waiting_taken_ < waiting_.size()) {
+    Result<bool> added = TryAdd(waiting_[waiting_taken_]);
     if (!added.ok()) {
-      waiting_.pop_front();
+      ++waiting_taken_;
       return added.status();
     }
     if (!*added) return Status::OK();
-    waiting_.pop_front();
+    ++waiting_taken_;
   }
+  // All taken: the next poll appends from the start, into the capacity kept.
+  waiting_.clear();
+  waiting_taken_ = 0;
   return Status::OK();
 }
 

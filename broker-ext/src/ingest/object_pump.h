@@ -12,7 +12,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,14 +87,16 @@ class ObjectPump {
   RecordsBatchBuilder records_;
   ChunksBatchBuilder chunk_rows_;
   std::vector<RecordHeader> headers_;  // the record being added's, as the builder takes them
-  // Messages in the object being built. A deque, so that the chunk views the builder holds into
-  // its elements stay valid as it grows.
-  std::deque<ReadyMessage> pending_;
+  // Messages in the object being built; the builder views bytes they own, never the elements
+  // themselves, so the vector may grow. Vectors, cleared and reused: a deque allocated a node
+  // every few 100-byte records.
+  std::vector<ReadyMessage> pending_;
   uint64_t pending_bytes_ = 0;
   Clock::time_point first_pending_at_;
   std::optional<Clock::time_point> full_since_;  // when every slot became held
   // Ready, but not yet in an object, because the object being built had no room for them.
-  std::deque<ReadyMessage> waiting_;
+  std::vector<ReadyMessage> waiting_;
+  size_t waiting_taken_ = 0;  // waiting_[0, waiting_taken_) went into objects already
   PumpStats stats_;
 };
 

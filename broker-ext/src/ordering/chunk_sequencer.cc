@@ -25,10 +25,10 @@ void ChunkSequencer::SettleDeadLetters() {
   for (const OffsetRange& range : dead_letters_->Delivered()) tracker_.Settle(range);
 }
 
-Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) {
+Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   SettleDeadLetters();
   SLUICE_RETURN_NOT_OK(RetryBlocked(out));
-  std::deque<ReadyMessage> incoming;
+  std::vector<ReadyMessage> incoming;
   const Status polled = upstream_.Poll(timeout, incoming);
   for (ReadyMessage& ready : incoming) {
     const int32_t partition = ready.record.partition;
@@ -48,7 +48,7 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::deque<ReadyM
   return polled;
 }
 
-Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::deque<ReadyMessage>& out) {
+Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessage>& out) {
   const ConsumedRecord& record = message.record;
   Result<ChunkId> id = ParseChunkHeaders(record.headers);
   if (!id.ok()) {
@@ -61,7 +61,7 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::deque<ReadyMessag
     return true;
   }
   const uint64_t bytes = record.value_size();
-  message.chunk = *id;
+  message.chunk = std::make_unique<const ChunkId>(*id);
   ReadyMessage item = std::move(message);
   const OfferOutcome outcome =
       reorderer_.Offer(*id, bytes, std::move(item), Clock::now(),
@@ -105,7 +105,7 @@ Status ChunkSequencer::Reject(const ConsumedRecord& record, const std::string& w
   return dead_letters_->Send(record, why + " (" + where + ")");
 }
 
-Status ChunkSequencer::RetryBlocked(std::deque<ReadyMessage>& out) {
+Status ChunkSequencer::RetryBlocked(std::vector<ReadyMessage>& out) {
   for (auto& [partition, waiting] : blocked_) {
     while (!waiting.empty()) {
       SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(waiting.front(), out));

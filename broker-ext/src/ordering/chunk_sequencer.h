@@ -49,7 +49,7 @@ class ChunkSequencer final : public MessageSource {
   ChunkSequencer(MessageSource& upstream, CommitTracker& tracker, PartitionPauses& pauses,
                  DeadLetters* dead_letters, SequencerCounters counters, Options options);
 
-  Status Poll(std::chrono::milliseconds timeout, std::deque<ReadyMessage>& out) override;
+  Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override;
   const SourceStats& stats() const override { return upstream_.stats(); }
   bool takes_offsets() const override { return true; }
 
@@ -61,9 +61,9 @@ class ChunkSequencer final : public MessageSource {
  private:
   using Clock = std::chrono::steady_clock;
   // Offers a message; false when the window had no room and it must wait.
-  Result<bool> Admit(ReadyMessage& message, std::deque<ReadyMessage>& out);
+  Result<bool> Admit(ReadyMessage& message, std::vector<ReadyMessage>& out);
   Status Reject(const ConsumedRecord& record, const std::string& why);
-  Status RetryBlocked(std::deque<ReadyMessage>& out);
+  Status RetryBlocked(std::vector<ReadyMessage>& out);
   void ReportGaps();
 
   MessageSource& upstream_;
