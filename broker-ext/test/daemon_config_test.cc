@@ -41,6 +41,7 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   EXPECT_TRUE(config->allowed_uids.empty());
   EXPECT_EQ(config->liveness_timeout, 5000ms);
   EXPECT_TRUE(config->metrics.enabled);
+  EXPECT_TRUE(config->native_fetch);
 }
 
 TEST_F(DaemonConfigTest, MetricsCanBeTurnedOffOrGivenAnyFreePort) {
@@ -64,6 +65,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
       "sluice.allowed.uids=1000,1001\n"
       "sluice.gap.timeout.ms=250\n"
       "sluice.pause.after.ms=0\n"
+      "sluice.fetch=librdkafka\n"
       "sluice.metrics.listen=[::1]:9500\n";
   auto config = Parse({"--config", "/etc/sluice.conf", "--socket", "/run/b.sock", "-X",
                        "security.protocol=SASL_SSL"});
@@ -75,6 +77,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
   EXPECT_EQ(config->allowed_uids, (std::vector<uid_t>{1000, 1001}));
   EXPECT_EQ(config->gap_timeout, 250ms);
   EXPECT_EQ(config->pause_after, 0ms);
+  EXPECT_FALSE(config->native_fetch);
   EXPECT_EQ(config->metrics.host, "::1");
   EXPECT_EQ(config->metrics.port, 9500);
 }
@@ -95,6 +98,7 @@ TEST_F(DaemonConfigTest, BadInputIsRefusedNamingTheKeyOrFlag) {
       {{"--metrics", "127.0.0.1:70000"}, "expected a number"},
       {{"--bootstrap-servers", "b:1", "--socket", long_path}, "sluice.socket"},
       {{"-X", "sluice.segment.dir=shm"}, "must be an absolute path"},
+      {{"-X", "sluice.fetch=fast"}, "sluice.fetch = \"fast\": native or librdkafka"},
       {{"--config", "/missing.conf"}, "/missing.conf: no such file"},
       {{"--config", "/bad.conf"}, "/bad.conf:2: expected key=value"},
   };

@@ -72,18 +72,32 @@ class BrokerdClientIT {
     }
 
     private static void produce(String topic, int from, int to, int partitions) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+            send(producer, topic, from, to, partitions, "value-");
+            producer.flush();
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(Map<String, String> settings) {
         Properties props = KAFKA.broker().clientProperties();
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (int i = from; i < to; i++) {
-                ProducerRecord<byte[], byte[]> record =
-                        new ProducerRecord<>(
-                                topic, i % partitions, bytes("k" + i), bytes("value-" + i));
-                record.headers().add("n", bytes(Integer.toString(i)));
-                producer.send(record);
-            }
-            producer.flush();
+        props.putAll(settings);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static void send(
+            KafkaProducer<byte[], byte[]> producer,
+            String topic,
+            int from,
+            int to,
+            int partitions,
+            String valuePrefix) {
+        for (int i = from; i < to; i++) {
+            ProducerRecord<byte[], byte[]> record =
+                    new ProducerRecord<>(
+                            topic, i % partitions, bytes("k" + i), bytes(valuePrefix + i));
+            record.headers().add("n", bytes(Integer.toString(i)));
+            producer.send(record);
         }
     }
 
@@ -161,6 +175,47 @@ class BrokerdClientIT {
             assertThat(values).containsExactlyInAnyOrderElementsOf(expected(0, 2000));
             assertThat(subscription.positions().values().stream().mapToLong(Long::longValue).sum())
                     .isEqualTo(2000);
+        }
+    }
+
+    /**
+     * The daemon's native fetch path reads Kafka's record batches itself: batches of every codec
+     * the Java producer writes (its snappy is framed the xerial way, unlike librdkafka's), and,
+     * read committed, none of an aborted transaction's records nor its control records.
+     */
+    @Test
+    void everyCodecArrivesAndAbortedTransactionsDoNot() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        int from = 0;
+        for (String codec : List.of("gzip", "snappy", "lz4", "zstd")) {
+            try (KafkaProducer<byte[], byte[]> producer =
+                    producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec))) {
+                send(producer, topic, from, from + 500, PARTITIONS, "value-");
+                producer.flush();
+            }
+            from += 500;
+        }
+        try (KafkaProducer<byte[], byte[]> producer =
+                producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "brokerd-it"))) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            send(producer, topic, from, from + 500, PARTITIONS, "aborted-");
+            producer.abortTransaction();
+            producer.beginTransaction();
+            send(producer, topic, from, from + 500, PARTITIONS, "value-");
+            producer.commitTransaction();
+        }
+        int total = from + 500;
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                        .slots(8, 64 * 1024)
+                                        .build())) {
+            assertThat(read(subscription, total))
+                    .containsExactlyInAnyOrderElementsOf(expected(0, total));
         }
     }
 
