@@ -1,9 +1,9 @@
 #include "ingest/native_fetch_source.h"
 
 #include <librdkafka/rdkafka.h>
-#include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <set>
@@ -24,6 +24,7 @@ constexpr auto kMaxBackoff = 5s;
 // Responses beyond fetch.max.bytes by this much are refused: the broker may exceed the limit by
 // a batch larger than it (KIP-74), never by more than the largest batch it accepts.
 constexpr size_t kFrameSlack = 64u << 20;
+constexpr size_t kPooledBuffers = 4;
 
 Result<int32_t> ParseInt(const std::string& key, const std::string& value) {
   int32_t parsed = 0;
@@ -129,6 +130,54 @@ int64_t NativeFetchSource::lag() const {
   return lag;
 }
 
+NativeFetchSource::~NativeFetchSource() { links_.clear(); }
+
+NativeFetchSource::Link::Link(std::unique_ptr<kafka::BrokerConnection> connection,
+                              NativeFetchSource& source)
+    : connection_(std::move(connection)), source_(source), receiver_([this] { Receive(); }) {}
+
+NativeFetchSource::Link::~Link() {
+  {
+    std::lock_guard lock(source_.mutex_);
+    closing_ = true;
+  }
+  source_.changed_.notify_all();
+  connection_->Shutdown();
+  receiver_.join();
+}
+
+Status NativeFetchSource::Link::Send(std::string_view frame) {
+  SLUICE_RETURN_NOT_OK(connection_->Send(frame));
+  {
+    std::lock_guard lock(source_.mutex_);
+    due_ = true;
+  }
+  source_.changed_.notify_all();
+  return Status::OK();
+}
+
+void NativeFetchSource::Link::Receive() {
+  while (true) {
+    std::shared_ptr<kafka::FrameBuffer> buffer;
+    {
+      std::unique_lock lock(source_.mutex_);
+      source_.changed_.wait(lock, [this] { return due_ || closing_; });
+      if (closing_) return;
+      due_ = false;
+      buffer = source_.FreeBuffer();
+    }
+    Status status = connection_->Receive(
+        *buffer, static_cast<size_t>(source_.settings_.max_bytes) + kFrameSlack);
+    {
+      std::lock_guard lock(source_.mutex_);
+      if (closing_) return;  // the failure is the shutdown's
+      source_.arrivals_.push_back({this, std::move(buffer), status});
+    }
+    source_.changed_.notify_all();
+    if (!status.ok()) return;
+  }
+}
+
 Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   const Clock::time_point deadline = Clock::now() + timeout;
   if (links_.empty()) {
@@ -142,28 +191,25 @@ Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<Re
       return Status::OK();
     }
   }
-  std::vector<pollfd> waiting;
-  std::vector<Link*> waiting_links;
+  bool any_in_flight = false;
   for (auto& [address, link] : links_) {
-    if (!link.in_flight) {
-      if (Status sent = SendNext(link); !sent.ok()) {
+    if (!link->in_flight) {
+      if (Status sent = SendNext(*link); !sent.ok()) {
         Reconnect(sent);
         return Status::OK();
       }
     }
-    if (link.in_flight) {
-      waiting.push_back({link.connection->fd(), POLLIN, 0});
-      waiting_links.push_back(&link);
-    }
+    any_in_flight |= link->in_flight;
   }
-  if (waiting.empty()) return Status::OK();  // every partition is paused
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  const int ready =
-      ::poll(waiting.data(), waiting.size(), static_cast<int>(std::max<int64_t>(left.count(), 0)));
-  if (ready <= 0) return Status::OK();
-  for (size_t i = 0; i < waiting.size(); ++i) {
-    if (waiting[i].revents == 0) continue;
-    Status taken = Take(*waiting_links[i], out);
+  if (!any_in_flight) return Status::OK();  // every partition is paused
+  std::deque<Arrival> arrived;
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait_until(lock, deadline, [this] { return !arrivals_.empty(); });
+    arrived.swap(arrivals_);
+  }
+  for (Arrival& arrival : arrived) {
+    Status taken = arrival.status.ok() ? Take(*arrival.link, arrival.buffer, out) : arrival.status;
     if (!taken.ok()) {
       if (taken.code() != StatusCode::kIoError) return taken;
       Reconnect(taken);
@@ -185,19 +231,22 @@ Status NativeFetchSource::Connect() {
     state.leader = leader->second;
     addresses.insert(leader->second);
   }
-  std::map<std::string, Link> links;
   for (const std::string& address : addresses) {
-    SLUICE_ASSIGN_OR_RETURN(auto connection,
-                            kafka::BrokerConnection::Connect(address, kConnectTimeout));
-    links[address].connection = std::move(connection);
+    Result<std::unique_ptr<kafka::BrokerConnection>> connection =
+        kafka::BrokerConnection::Connect(address, kConnectTimeout);
+    if (!connection.ok()) {
+      links_.clear();
+      return connection.status();
+    }
+    links_[address] = std::make_unique<Link>(connection.MoveValue(), *this);
   }
-  links_ = std::move(links);
   backoff_ = 0ms;
   return Status::OK();
 }
 
 void NativeFetchSource::Reconnect(const Status& why) {
   links_.clear();
+  arrivals_.clear();  // the receivers are gone: nobody else touches it
   backoff_ = std::clamp<std::chrono::milliseconds>(backoff_ * 2, kFirstBackoff, kMaxBackoff);
   retry_at_ = Clock::now() + backoff_;
   Log(LogLevel::kWarn, "native_fetch_retry",
@@ -217,48 +266,52 @@ Status NativeFetchSource::SendNext(Link& link) {
   request.topic = topic_;
   link.requested.clear();
   for (const auto& [partition, state] : partitions_) {
-    if (state.leader != link.connection->address() || pauses_.paused(partition)) continue;
+    if (state.leader != link.address() || pauses_.paused(partition)) continue;
     request.partitions.push_back({partition, state.offset, settings_.partition_max_bytes});
     link.requested[partition] = state.offset;
   }
   if (request.partitions.empty()) return Status::OK();
-  SLUICE_RETURN_NOT_OK(link.connection->Send(kafka::EncodeFetchRequest(request)));
+  SLUICE_RETURN_NOT_OK(link.Send(kafka::EncodeFetchRequest(request)));
   link.correlation_id = request.correlation_id;
   link.in_flight = true;
   return Status::OK();
 }
 
+// Called by the receivers, under mutex_.
 std::shared_ptr<kafka::FrameBuffer> NativeFetchSource::FreeBuffer() {
   for (const auto& buffer : buffers_) {
-    if (buffer.use_count() == 1) return buffer;
+    if (buffer.use_count() == 1) {
+      // The last record's owner let go with a release decrement; this orders its reads of the
+      // buffer before the receiver's writes.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return buffer;
+    }
   }
   auto buffer = std::make_shared<kafka::FrameBuffer>();
-  // A few are kept: the response being read, the one whose records wait in an object, and the
-  // ones that other leaders' links hold.
-  if (buffers_.size() < 2 + links_.size()) buffers_.push_back(buffer);
+  // A few are kept: of one leader, the response being read, the one being parsed and the one
+  // whose last records wait in an object; more leaders allocate more.
+  if (buffers_.size() < kPooledBuffers) buffers_.push_back(buffer);
   return buffer;
 }
 
-Status NativeFetchSource::Take(Link& link, std::vector<ReadyMessage>& out) {
-  std::shared_ptr<kafka::FrameBuffer> buffer = FreeBuffer();
+Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuffer>& buffer,
+                               std::vector<ReadyMessage>& out) {
   link.in_flight = false;
-  SLUICE_RETURN_NOT_OK(
-      link.connection->Receive(*buffer, static_cast<size_t>(settings_.max_bytes) + kFrameSlack));
   Result<kafka::FetchResponse> decoded = kafka::DecodeFetchResponse(buffer->view());
   if (!decoded.ok()) {
-    return Status(StatusCode::kIoError, "fetch response from broker " + link.connection->address() +
-                                            ": " + decoded.status().message());
+    return Status(StatusCode::kIoError, "fetch response from broker " + link.address() + ": " +
+                                            decoded.status().message());
   }
   const kafka::FetchResponse& response = *decoded;
   if (response.correlation_id != link.correlation_id) {
-    return Status(StatusCode::kIoError, "fetch response from broker " + link.connection->address() +
+    return Status(StatusCode::kIoError, "fetch response from broker " + link.address() +
                                             " answers request " +
                                             std::to_string(response.correlation_id) + ", not " +
                                             std::to_string(link.correlation_id));
   }
   if (response.error_code != kafka::kNone) {
-    return Status(StatusCode::kIoError, "fetch from broker " + link.connection->address() +
-                                            ": Kafka error " + std::to_string(response.error_code));
+    return Status(StatusCode::kIoError, "fetch from broker " + link.address() + ": Kafka error " +
+                                            std::to_string(response.error_code));
   }
 
   // Offsets move on before any record is read, so the next request can go out first.

@@ -89,12 +89,7 @@ Status BrokerConnection::Send(std::string_view frame) {
   return Status::OK();
 }
 
-Result<bool> BrokerConnection::WaitReadable(std::chrono::milliseconds timeout) {
-  pollfd waiting{fd_, POLLIN, 0};
-  const int rc = ::poll(&waiting, 1, static_cast<int>(timeout.count()));
-  if (rc < 0 && errno != EINTR) return Error("wait for", errno);
-  return rc > 0;
-}
+void BrokerConnection::Shutdown() { ::shutdown(fd_, SHUT_RDWR); }
 
 Status BrokerConnection::Receive(FrameBuffer& buffer, size_t max_frame) {
   auto read_exactly = [this](char* into, size_t length) -> Status {

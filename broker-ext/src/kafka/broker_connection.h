@@ -1,6 +1,5 @@
 // A plaintext TCP connection to one Kafka broker for the native fetch path: whole request frames
-// out, whole response frames in, one request in flight (Kafka answers a connection's requests
-// in order, and the fetch path pipelines at most one).
+// out, whole response frames in. One thread may send while another receives.
 #pragma once
 
 #include <chrono>
@@ -34,13 +33,12 @@ class BrokerConnection {
   BrokerConnection& operator=(const BrokerConnection&) = delete;
 
   Status Send(std::string_view frame);
-  // Whether a response starts arriving within `timeout`.
-  Result<bool> WaitReadable(std::chrono::milliseconds timeout);
   // Reads one whole response frame (without its size prefix) into `buffer`. A frame larger than
   // `max_frame` is refused: a broker that says so is not one this path can speak to.
   Status Receive(FrameBuffer& buffer, size_t max_frame);
 
-  int fd() const { return fd_; }
+  // Ends both directions: a thread blocked in Receive returns with an error.
+  void Shutdown();
   const std::string& address() const { return address_; }
 
  private:
