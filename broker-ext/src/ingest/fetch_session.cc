@@ -46,6 +46,29 @@ void LogCommit(rd_kafka_t* /*consumer*/, rd_kafka_resp_err_t err,
        {"partitions", std::to_string(offsets == nullptr ? 0 : offsets->cnt)}});
 }
 
+using Metadata = std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)>;
+
+// The cluster's metadata of one topic; kInvalidArgument when the cluster has no such topic.
+Result<Metadata> TopicMetadata(rd_kafka_t* consumer, const std::string& topic,
+                               std::chrono::milliseconds timeout) {
+  rd_kafka_topic_t* handle = rd_kafka_topic_new(consumer, topic.c_str(), nullptr);
+  if (handle == nullptr) return KafkaError("topic " + topic, rd_kafka_last_error());
+  const rd_kafka_metadata_t* raw = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(consumer, 0, handle, &raw, static_cast<int>(timeout.count()));
+  rd_kafka_topic_destroy(handle);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaError("metadata of " + topic, err);
+  Metadata metadata(raw, &rd_kafka_metadata_destroy);
+  if (metadata->topic_cnt != 1 || metadata->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR ||
+      metadata->topics[0].partition_cnt == 0) {
+    const rd_kafka_resp_err_t topic_err = metadata->topic_cnt == 1
+                                              ? metadata->topics[0].err
+                                              : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+    return Status::InvalidArgument("topic " + topic + ": " + rd_kafka_err2str(topic_err));
+  }
+  return metadata;
+}
+
 // Subscriptions without a group still need a group.id for librdkafka's consumer; this one is
 // never committed to and never read from.
 constexpr const char* kNoGroup = "sluice-brokerd.no-group";
@@ -101,22 +124,7 @@ FetchSession::~FetchSession() {
 
 Result<std::vector<PartitionLeader>> FetchSession::Describe(
     const std::string& topic, std::chrono::milliseconds timeout) const {
-  rd_kafka_topic_t* handle = rd_kafka_topic_new(consumer_, topic.c_str(), nullptr);
-  if (handle == nullptr) return KafkaError("topic " + topic, rd_kafka_last_error());
-  const rd_kafka_metadata_t* metadata = nullptr;
-  const rd_kafka_resp_err_t err =
-      rd_kafka_metadata(consumer_, 0, handle, &metadata, static_cast<int>(timeout.count()));
-  rd_kafka_topic_destroy(handle);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaError("metadata of " + topic, err);
-  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
-      metadata, &rd_kafka_metadata_destroy);
-  if (metadata->topic_cnt != 1 || metadata->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR ||
-      metadata->topics[0].partition_cnt == 0) {
-    const rd_kafka_resp_err_t topic_err = metadata->topic_cnt == 1
-                                              ? metadata->topics[0].err
-                                              : RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
-    return Status::InvalidArgument("topic " + topic + ": " + rd_kafka_err2str(topic_err));
-  }
+  SLUICE_ASSIGN_OR_RETURN(Metadata metadata, TopicMetadata(consumer_, topic, timeout));
   std::vector<PartitionLeader> partitions;
   const rd_kafka_metadata_topic_t& described = metadata->topics[0];
   for (int i = 0; i < described.partition_cnt; ++i) {
@@ -164,15 +172,7 @@ Result<std::map<int32_t, int64_t>> FetchSession::Committed(
 
 Result<std::map<int32_t, std::string>> FetchSession::LeaderAddresses(
     const std::string& topic, std::chrono::milliseconds timeout) const {
-  rd_kafka_topic_t* handle = rd_kafka_topic_new(consumer_, topic.c_str(), nullptr);
-  if (handle == nullptr) return KafkaError("topic " + topic, rd_kafka_last_error());
-  const rd_kafka_metadata_t* metadata = nullptr;
-  const rd_kafka_resp_err_t err =
-      rd_kafka_metadata(consumer_, 0, handle, &metadata, static_cast<int>(timeout.count()));
-  rd_kafka_topic_destroy(handle);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaError("metadata of " + topic, err);
-  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> owned(
-      metadata, &rd_kafka_metadata_destroy);
+  SLUICE_ASSIGN_OR_RETURN(Metadata metadata, TopicMetadata(consumer_, topic, timeout));
   std::map<int32_t, std::string> brokers;
   for (int i = 0; i < metadata->broker_cnt; ++i) {
     const rd_kafka_metadata_broker_t& broker = metadata->brokers[i];
@@ -181,13 +181,11 @@ Result<std::map<int32_t, std::string>> FetchSession::LeaderAddresses(
                          std::to_string(broker.port);
   }
   std::map<int32_t, std::string> leaders;
-  for (int t = 0; t < metadata->topic_cnt; ++t) {
-    const rd_kafka_metadata_topic_t& described = metadata->topics[t];
-    for (int i = 0; i < described.partition_cnt; ++i) {
-      const rd_kafka_metadata_partition_t& partition = described.partitions[i];
-      if (auto broker = brokers.find(partition.leader); broker != brokers.end()) {
-        leaders[partition.id] = broker->second;
-      }
+  const rd_kafka_metadata_topic_t& described = metadata->topics[0];
+  for (int i = 0; i < described.partition_cnt; ++i) {
+    const rd_kafka_metadata_partition_t& partition = described.partitions[i];
+    if (auto broker = brokers.find(partition.leader); broker != brokers.end()) {
+      leaders[partition.id] = broker->second;
     }
   }
   return leaders;

@@ -220,7 +220,10 @@ Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<Re
 }
 
 Status NativeFetchSource::Connect() {
-  SLUICE_ASSIGN_OR_RETURN(auto leaders, cluster_.leaders());
+  Result<std::map<int32_t, std::string>> found = cluster_.leaders();
+  // Retried, as librdkafka retries: a topic's metadata can lag its creation, or a leader's move.
+  if (!found.ok()) return Status(StatusCode::kIoError, found.status().message());
+  const std::map<int32_t, std::string>& leaders = *found;
   std::set<std::string> addresses;
   for (auto& [partition, state] : partitions_) {
     auto leader = leaders.find(partition);

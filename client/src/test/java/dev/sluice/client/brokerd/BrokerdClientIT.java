@@ -134,6 +134,16 @@ class BrokerdClientIT {
         return values;
     }
 
+    private static RecordsSubscription everyPartitionFromTheStart(
+            BrokerdProcess daemon, String topic) throws IOException {
+        return client(daemon)
+                .subscribe(
+                        SubscriptionRequest.builder(topic)
+                                .partitions(PARTITIONS, StartPosition.EARLIEST)
+                                .slots(8, 64 * 1024)
+                                .build());
+    }
+
     private static List<String> expected(int from, int to) {
         return Stream.iterate(from, i -> i < to, i -> i + 1).map(i -> "value-" + i).toList();
     }
@@ -143,13 +153,7 @@ class BrokerdClientIT {
         String topic = KAFKA.createTopic(PARTITIONS);
         produce(topic, 0, 2000);
         BrokerdProcess daemon = daemon(Map.of());
-        try (RecordsSubscription subscription =
-                client(daemon)
-                        .subscribe(
-                                SubscriptionRequest.builder(topic)
-                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
-                                        .slots(8, 64 * 1024)
-                                        .build())) {
+        try (RecordsSubscription subscription = everyPartitionFromTheStart(daemon, topic)) {
             assertThat(subscription.partitions()).hasSize(PARTITIONS);
             List<String> values = new ArrayList<>();
             long deadline = System.nanoTime() + WAIT.toNanos();
@@ -207,13 +211,7 @@ class BrokerdClientIT {
         }
         int total = from + 500;
         BrokerdProcess daemon = daemon(Map.of());
-        try (RecordsSubscription subscription =
-                client(daemon)
-                        .subscribe(
-                                SubscriptionRequest.builder(topic)
-                                        .partitions(PARTITIONS, StartPosition.EARLIEST)
-                                        .slots(8, 64 * 1024)
-                                        .build())) {
+        try (RecordsSubscription subscription = everyPartitionFromTheStart(daemon, topic)) {
             assertThat(read(subscription, total))
                     .containsExactlyInAnyOrderElementsOf(expected(0, total));
         }
