@@ -256,8 +256,10 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
 
   auto bad = NativeFetchSettings::From({{"fetch.max.bytes", "lots"}});
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("fetch.max.bytes = lots"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("fetch.max.bytes = \"lots\": expected a number"),
+            std::string::npos);
   EXPECT_FALSE(NativeFetchSettings::From({{"isolation.level", "dirty"}}).ok());
+  EXPECT_FALSE(NativeFetchSettings::From({{"fetch.min.bytes", "-1"}}).ok());
 
   EXPECT_TRUE(NativeFetchSettings::Applies({{"bootstrap.servers", "x:1"}}));
   EXPECT_TRUE(NativeFetchSettings::Applies({{"security.protocol", "PLAINTEXT"}}));

@@ -4,7 +4,6 @@
 #include <sys/un.h>
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
 namespace sluice::brokerd {
@@ -16,21 +15,11 @@ Status Bad(std::string_view key, std::string_view value, std::string_view expect
 }
 
 template <typename T>
-Result<T> Number(std::string_view key, std::string_view text) {
-  T value{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-    return Bad(key, text, "expected a number");
-  }
-  return value;
-}
-
-template <typename T>
 Result<std::vector<T>> NumberList(std::string_view key, std::string_view text) {
   std::vector<T> values;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    Result<T> value = Number<T>(key, text.substr(0, comma));
+    Result<T> value = ParseNumber<T>(key, text.substr(0, comma));
     if (!value.ok()) return value.status();
     values.push_back(*value);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
@@ -50,7 +39,7 @@ Result<ListenAddress> Address(std::string_view key, std::string_view text) {
       inet_pton(AF_INET6, address.host.c_str(), &ignored) != 1) {
     return Bad(key, text, "the host must be an IP address");
   }
-  Result<uint16_t> port = Number<uint16_t>(key, text.substr(colon + 1));
+  Result<uint16_t> port = ParseNumber<uint16_t>(key, text.substr(colon + 1));
   if (!port.ok()) return port.status();
   address.port = *port;
   return address;
@@ -58,7 +47,7 @@ Result<ListenAddress> Address(std::string_view key, std::string_view text) {
 
 Result<std::chrono::milliseconds> Millis(std::string_view key, std::string_view text,
                                          int64_t minimum) {
-  Result<int64_t> ms = Number<int64_t>(key, text);
+  Result<int64_t> ms = ParseNumber<int64_t>(key, text);
   if (!ms.ok()) return ms.status();
   if (*ms < minimum) return Bad(key, text, "must be at least " + std::to_string(minimum));
   return std::chrono::milliseconds(*ms);
@@ -107,7 +96,7 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     if (!ms.ok()) return ms.status();
     config.liveness_timeout = *ms;
   } else if (key == "sluice.reorder.window.bytes") {
-    Result<uint64_t> bytes = Number<uint64_t>(key, value);
+    Result<uint64_t> bytes = ParseNumber<uint64_t>(key, value);
     if (!bytes.ok()) return bytes.status();
     if (*bytes == 0) return Bad(key, value, "must be positive");
     config.reorder_window_bytes = *bytes;
@@ -126,7 +115,7 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     if (value != "native" && value != "librdkafka") return Bad(key, value, "native or librdkafka");
     config.native_fetch = value == "native";
   } else if (key == "sluice.broker.id") {
-    Result<int32_t> id = Number<int32_t>(key, value);
+    Result<int32_t> id = ParseNumber<int32_t>(key, value);
     if (!id.ok()) return id.status();
     config.broker_id = *id;
   } else {

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,19 @@ inline constexpr std::string_view kDaemonUsage =
     "usage: sluice-brokerd --bootstrap-servers HOST:PORT --socket PATH [--config FILE]\n"
     "                      [--metrics HOST:PORT] [-X key=value]...\n"
     "  -X sets a sluice.* setting or any librdkafka property; see docs/brokerd.md";
+
+// A whole decimal number of type T; an error naming `key` and quoting `text` otherwise. Shared
+// by the daemon's own settings and the librdkafka properties it reads itself.
+template <typename T>
+Result<T> ParseNumber(std::string_view key, std::string_view text) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+    return Status::InvalidArgument(std::string(key) + " = \"" + std::string(text) +
+                                   "\": expected a number");
+  }
+  return value;
+}
 
 // Parses the arguments after the program name; `read_file` returns a file's text (the tests
 // pass their own). Errors name the flag or key and the value.

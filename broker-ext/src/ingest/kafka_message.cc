@@ -1,6 +1,14 @@
 #include "ingest/kafka_message.h"
 
 namespace sluice::brokerd {
+namespace {
+
+std::string_view Bytes(const void* data, size_t length) {
+  return data == nullptr ? std::string_view{}
+                         : std::string_view(static_cast<const char*>(data), length);
+}
+
+}  // namespace
 
 ReadyMessage FromLibrdkafka(KafkaMessage message) {
   rd_kafka_message_t* m = message.get();

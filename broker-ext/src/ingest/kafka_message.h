@@ -48,9 +48,4 @@ ReadyMessage FromLibrdkafka(KafkaMessage message);
 // "topic [partition] at offset N", for errors about one record.
 std::string Where(const ConsumedRecord& record);
 
-inline std::string_view Bytes(const void* data, size_t length) {
-  return data == nullptr ? std::string_view{}
-                         : std::string_view(static_cast<const char*>(data), length);
-}
-
 }  // namespace sluice::brokerd

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "ingest/kafka_message.h"
 #include "sluice/status.h"

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <charconv>
 #include <set>
 #include <thread>
 #include <utility>
 
+#include "daemon/daemon_config.h"
 #include "daemon/log.h"
 
 namespace sluice::brokerd {
@@ -26,12 +26,11 @@ constexpr auto kMaxBackoff = 5s;
 constexpr size_t kFrameSlack = 64u << 20;
 constexpr size_t kPooledBuffers = 4;
 
+// librdkafka's sizes and times are non-negative 32-bit integers.
 Result<int32_t> ParseInt(const std::string& key, const std::string& value) {
-  int32_t parsed = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-  if (error != std::errc() || end != value.data() + value.size() || parsed < 0) {
-    return Status::InvalidArgument(key + " = " + value + ": not a non-negative 32-bit integer");
-  }
+  SLUICE_ASSIGN_OR_RETURN(const int32_t parsed, ParseNumber<int32_t>(key, value));
+  if (parsed < 0)
+    return Status::InvalidArgument(key + " = \"" + value + "\": must not be negative");
   return parsed;
 }
 

@@ -58,12 +58,12 @@ class NativeFetchSource final : public MessageSource {
     std::function<Result<std::pair<int64_t, int64_t>>(int32_t)> watermarks;
   };
 
-  // `starts` as the subscription plan has them (offsets, or librdkafka's logical
-  // BEGINNING / END, resolved here through `cluster`).
   ~NativeFetchSource();
   NativeFetchSource(const NativeFetchSource&) = delete;
   NativeFetchSource& operator=(const NativeFetchSource&) = delete;
 
+  // `starts` as the subscription plan has them (offsets, or librdkafka's logical
+  // BEGINNING / END, resolved here through `cluster`).
   static Result<std::unique_ptr<NativeFetchSource>> Create(std::string topic,
                                                            const std::map<int32_t, int64_t>& starts,
                                                            NativeFetchSettings settings,

@@ -8,8 +8,6 @@
 // on the next free slot.
 #pragma once
 
-#include <librdkafka/rdkafka.h>
-
 #include <chrono>
 #include <cstdint>
 #include <optional>
