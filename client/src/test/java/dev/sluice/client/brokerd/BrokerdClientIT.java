@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.protocol.ErrorCode;
+import dev.sluice.client.protocol.PartitionStart;
 import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
@@ -21,9 +22,12 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -217,6 +221,32 @@ class BrokerdClientIT {
         }
     }
 
+    /**
+     * A start below the log start (retention deleted those records) moves to the log start: what is
+     * still there arrives, from its first offset on, nothing twice.
+     */
+    @Test
+    void aStartBelowTheLogStartBeginsAtTheFirstRecordStillThere() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 0, 300, 1);
+        try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+            admin.deleteRecords(
+                            Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(100)))
+                    .all()
+                    .get();
+        }
+        BrokerdProcess daemon = daemon(Map.of());
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partition(PartitionStart.at(0, 0))
+                                        .slots(8, 64 * 1024)
+                                        .build())) {
+            assertThat(read(subscription, 200)).containsExactlyElementsOf(expected(100, 300));
+        }
+    }
+
     @Test
     void severalBatchesMayBeOpenAtOnceEachWithItsOwnVectors() throws Exception {
         String topic = KAFKA.createTopic(1);
@@ -363,9 +393,7 @@ class BrokerdClientIT {
                 client(daemon)
                         .subscribe(
                                 SubscriptionRequest.builder(topic)
-                                        .partition(
-                                                dev.sluice.client.protocol.PartitionStart.earliest(
-                                                        1))
+                                        .partition(PartitionStart.earliest(1))
                                         .slots(2, 4096)
                                         .build())) {
             String said =
