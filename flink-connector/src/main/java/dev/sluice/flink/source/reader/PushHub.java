@@ -318,21 +318,32 @@ final class PushHub {
         PushedRecords lastShare = null;
         synchronized (this) {
             int rows = batch.rowCount();
-            for (int row = 0; row < rows; row++) {
-                int partition = batch.partition(row);
+            int end;
+            // Run by run: the daemon writes a partition's records in offset order, in runs of
+            // consecutive rows, so only a run's first and last offsets need reading.
+            for (int start = 0; start < rows; start = end) {
+                int partition = batch.partition(start);
+                end = start + 1;
+                while (end < rows && batch.partition(end) == partition) {
+                    end++;
+                }
                 PushMember owner = partition < owners.length ? owners[partition] : null;
-                long offset = batch.offset(row);
-                if (owner == null || offset < positions[partition]) {
+                if (owner == null) {
                     continue;
                 }
-                positions[partition] = offset + 1;
+                // Rows below the position come again after a daemon restart.
+                int first = RowRuns.firstAtOrAfter(batch::offset, start, end, positions[partition]);
+                if (first == end) {
+                    continue;
+                }
+                positions[partition] = batch.offset(end - 1) + 1;
                 if (owner != lastOwner) {
                     lastOwner = owner;
                     lastShare =
                             shares.computeIfAbsent(
                                     owner, m -> new PushedRecords(shared, key.topic(), m));
                 }
-                lastShare.add(partition, row);
+                lastShare.add(partition, first, end);
             }
             shared.holders = shares.size();
             shares.forEach(

@@ -18,12 +18,12 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
     private final String topic;
     private final PushedRecord cursor;
     private int[] partitions = new int[4];
-    private int[][] rows = new int[4][];
-    private int[] counts = new int[4];
+    private RowRuns[] rows = new RowRuns[4];
     private int partitionCount;
     private final Set<String> finished = new HashSet<>();
     private int split = -1;
-    private int next;
+    private int run;
+    private int row;
     boolean released;
 
     PushedRecords(PushHub.SharedBatch shared, String topic, PushMember member) {
@@ -37,10 +37,8 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
         return topic;
     }
 
-    /**
-     * Appends a row; a batch holds each partition's rows in runs, so the last list usually fits.
-     */
-    void add(int partition, int row) {
+    /** Appends the rows {@code [start, end)} of a partition, which follow its rows so far. */
+    void add(int partition, int start, int end) {
         int i = partitionCount - 1;
         if (i < 0 || partitions[i] != partition) {
             i = indexOf(partition);
@@ -49,16 +47,12 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
                 if (i == partitions.length) {
                     partitions = Arrays.copyOf(partitions, i * 2);
                     rows = Arrays.copyOf(rows, i * 2);
-                    counts = Arrays.copyOf(counts, i * 2);
                 }
                 partitions[i] = partition;
-                rows[i] = new int[16];
+                rows[i] = new RowRuns();
             }
         }
-        if (counts[i] == rows[i].length) {
-            rows[i] = Arrays.copyOf(rows[i], rows[i].length * 2);
-        }
-        rows[i][counts[i]++] = row;
+        rows[i].add(start, end);
     }
 
     private int indexOf(int partition) {
@@ -76,23 +70,14 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
      */
     boolean truncate(int partition, long stop) {
         int i = indexOf(partition);
-        if (i < 0) {
-            return false;
-        }
-        int kept = 0;
-        while (kept < counts[i] && shared.batch.offset(rows[i][kept]) < stop) {
-            kept++;
-        }
-        boolean reached = kept < counts[i] || shared.batch.offset(rows[i][kept - 1]) + 1 >= stop;
-        counts[i] = kept;
-        return reached;
+        return i >= 0 && rows[i].truncate(shared.batch::offset, stop);
     }
 
     /** Leaves out every row of the partition. */
     void drop(int partition) {
         int i = indexOf(partition);
         if (i >= 0) {
-            counts[i] = 0;
+            rows[i].clear();
         }
     }
 
@@ -104,19 +89,29 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
     public String nextSplit() {
         do {
             split++;
-        } while (split < partitionCount && counts[split] == 0);
-        next = 0;
-        return split < partitionCount
-                ? SluiceSplit.splitId(new TopicPartition(topic, partitions[split]))
-                : null;
+        } while (split < partitionCount && rows[split].isEmpty());
+        if (split >= partitionCount) {
+            return null;
+        }
+        run = 0;
+        row = rows[split].start(0);
+        return SluiceSplit.splitId(new TopicPartition(topic, partitions[split]));
     }
 
     @Override
     public SluiceRecord nextRecordFromSplit() {
-        if (split >= partitionCount || next >= counts[split]) {
+        if (split >= partitionCount) {
             return null;
         }
-        return cursor.at(rows[split][next++]);
+        RowRuns runs = rows[split];
+        if (run >= runs.runs()) {
+            return null;
+        }
+        int at = row++;
+        if (row == runs.end(run) && ++run < runs.runs()) {
+            row = runs.start(run);
+        }
+        return cursor.at(at);
     }
 
     @Override
