@@ -1,7 +1,6 @@
 #include "ingest/object_pump.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 
@@ -21,18 +20,18 @@ Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
   while (Clock::now() < end) {
     SLUICE_RETURN_NOT_OK(AddWaiting());
     const bool full = waiting_taken_ < waiting_.size();
-    if (!pending_.empty() &&
+    if (pending_count_ > 0 &&
         (full || paused() || Clock::now() - first_pending_at_ >= options_.linger)) {
       SLUICE_RETURN_NOT_OK(Flush(end));
-      if (!pending_.empty()) continue;  // no free slot before `end`
+      if (pending_count_ > 0) continue;  // no free slot before `end`
       // Messages are ready for the next object: waiting for more would hold them up by a poll
       // timeout per object (a reordered stream's successors are released all at once).
       if (waiting_taken_ < waiting_.size()) continue;
     }
     // While paused little arrives: what was fetched before, and errors.
-    const auto wait = paused()           ? std::chrono::milliseconds(0)
-                      : pending_.empty() ? options_.poll_timeout
-                                         : options_.linger;
+    const auto wait = paused()              ? std::chrono::milliseconds(0)
+                      : pending_count_ == 0 ? options_.poll_timeout
+                                            : options_.linger;
     SLUICE_RETURN_NOT_OK(source_.Poll(wait, waiting_));
   }
   return Status::OK();
@@ -83,25 +82,47 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
 
   const uint64_t slot_size = writer_.layout().slot_size;
   if (size_with > slot_size) {
-    if (pending_.empty()) {
+    if (pending_count_ == 0) {
       return Status::TooLarge("the record of " + Where(consumed) + " does not fit a slot of " +
                               std::to_string(slot_size) + " bytes");
     }
     return false;
   }
-  if (pending_.empty()) first_pending_at_ = Clock::now();
+  if (pending_count_++ == 0) first_pending_at_ = Clock::now();
   pending_bytes_ += chunks_ ? consumed.value_size() : consumed.key_size() + consumed.value_size();
-  pending_.push_back(std::move(ready));
+  AddOffset(consumed.partition, consumed.offset);
+  if (pending_owners_.empty() || pending_owners_.back() != ready.owner) {
+    pending_owners_.push_back(std::move(ready.owner));
+  }
   if (chunks_) {
     // Job and stream may live inside their std::string (short strings do): view them where they
     // stay until Finish.
-    chunk.job = pending_.back().chunk->job;
-    chunk.stream = pending_.back().chunk->stream;
+    pending_chunks_.push_back(std::move(ready.chunk));
+    chunk.job = pending_chunks_.back()->job;
+    chunk.stream = pending_chunks_.back()->stream;
     chunk_rows_.Add(chunk);
   } else {
     records_.Add(record);
   }
   return true;
+}
+
+void ObjectPump::AddOffset(int32_t partition, int64_t offset) {
+  if (source_.takes_offsets()) {
+    pending_ranges_.push_back({partition, offset, offset});
+    return;
+  }
+  // Records of a partition come in offset order, so one range per partition covers them.
+  if (last_range_ >= pending_ranges_.size() ||
+      pending_ranges_[last_range_].partition != partition) {
+    last_range_ = 0;
+    while (last_range_ < pending_ranges_.size() &&
+           pending_ranges_[last_range_].partition != partition) {
+      ++last_range_;
+    }
+    if (last_range_ == pending_ranges_.size()) pending_ranges_.push_back({partition, offset, 0});
+  }
+  pending_ranges_[last_range_].last_offset = offset;
 }
 
 Result<SlotBuffer> ObjectPump::AcquireForReaders(std::chrono::nanoseconds timeout) {
@@ -137,30 +158,20 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   Result<uint64_t> id = writer_.Publish(*object);
   if (!id.ok()) return id.status();
 
-  std::vector<OffsetRange> ranges;
-  if (source_.takes_offsets()) {
-    for (const ReadyMessage& ready : pending_) {
-      ranges.push_back({ready.record.partition, ready.record.offset, ready.record.offset});
-    }
-  } else {
-    // Records of a partition come in offset order, so one range per partition covers them.
-    std::map<int32_t, OffsetRange> by_partition;
-    for (const ReadyMessage& ready : pending_) {
-      const ConsumedRecord& r = ready.record;
-      auto [it, inserted] =
-          by_partition.try_emplace(r.partition, OffsetRange{r.partition, r.offset, 0});
-      it->second.last_offset = r.offset;
-    }
-    for (const auto& [partition, range] : by_partition) {
-      tracker_.Take(range);
-      ranges.push_back(range);
-    }
+  if (!source_.takes_offsets()) {
+    std::sort(pending_ranges_.begin(), pending_ranges_.end(),
+              [](const OffsetRange& a, const OffsetRange& b) { return a.partition < b.partition; });
+    for (const OffsetRange& range : pending_ranges_) tracker_.Take(range);
   }
-  tracker_.Published(*id, ranges);
-  stats_.records += pending_.size();
+  tracker_.Published(*id, pending_ranges_);
+  stats_.records += pending_count_;
   stats_.bytes += pending_bytes_;
   ++stats_.objects;
-  pending_.clear();
+  pending_owners_.clear();
+  pending_chunks_.clear();
+  pending_ranges_.clear();
+  last_range_ = 0;
+  pending_count_ = 0;
   pending_bytes_ = 0;
   return Status::OK();
 }

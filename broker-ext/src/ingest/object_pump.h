@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,7 @@ class ObjectPump {
   // Adds the message to the object being built; false when it does not fit, and the object
   // must be published first.
   Result<bool> TryAdd(ReadyMessage& ready);
+  void AddOffset(int32_t partition, int64_t offset);
   // A free slot once a reader is attached. Objects reach only the readers attached when they are
   // published: with none (the last one left or was evicted) an object would reach nobody, its
   // records would count as released and be committed, and the pump would drain the partitions.
@@ -85,10 +87,17 @@ class ObjectPump {
   RecordsBatchBuilder records_;
   ChunksBatchBuilder chunk_rows_;
   std::vector<RecordHeader> headers_;  // the record being added's, as the builder takes them
-  // Messages in the object being built; the builder views bytes they own, never the elements
-  // themselves, so the vector may grow. Vectors, cleared and reused: a deque allocated a node
-  // every few 100-byte records.
-  std::vector<ReadyMessage> pending_;
+  // What the object being built holds. Its rows view bytes of the messages' owners, kept here
+  // once per run of messages that share one (a fetch response's records do), and for chunks the
+  // job and stream of their identities. Vectors, cleared and reused: a deque allocated a node
+  // every few 100-byte records, and moving whole messages here cost more than their rows.
+  std::vector<std::shared_ptr<const void>> pending_owners_;
+  std::vector<std::unique_ptr<const ChunkId>> pending_chunks_;
+  // The offsets it holds: one range per partition, or one per message when the source takes
+  // them message by message. `last_range_` is the partition added last, most often the next.
+  std::vector<OffsetRange> pending_ranges_;
+  size_t last_range_ = 0;
+  size_t pending_count_ = 0;
   uint64_t pending_bytes_ = 0;
   Clock::time_point first_pending_at_;
   std::optional<Clock::time_point> full_since_;  // when every slot became held
