@@ -1,6 +1,7 @@
 """Plots benchmarks/results/source.csv (written by SourceBenchmark) as source.png: records/s of
 seed 003's jobs per record size, without and with a concurrent producer, for SluiceSource PUSH,
-SluiceSource PULL and Flink's KafkaSource (median, whiskers min to max)."""
+SluiceSource PULL and Flink's KafkaSource (median, whiskers min to max), and as a line over each
+group the job's rate with its values from memory, the most any source could give it."""
 import csv
 import statistics
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 from plots import plt, size_name
 
 SYSTEMS = ["push", "pull", "kafka-source"]
+BOUND = "memory"
 JOBS = ["count", "filter", "wordcount"]
 
 if __name__ == "__main__":
@@ -32,6 +34,13 @@ if __name__ == "__main__":
                         [max(r) - m for m, r in zip(medians, runs)]]
             positions = [i + (k - (len(SYSTEMS) - 1) / 2) * width for i in range(len(groups))]
             axis.bar(positions, medians, width, yerr=whiskers, capsize=3, label=system)
+        bounds = [(i, statistics.median(rates[(producer, job, size, BOUND)]))
+                  for i, (job, size) in enumerate(groups) if (producer, job, size, BOUND) in rates]
+        if bounds:
+            axis.hlines([b for _, b in bounds], [i - 0.45 for i, _ in bounds],
+                        [i + 0.45 for i, _ in bounds], colors="black", linestyles="dashed",
+                        label="from memory (bound)")
+            axis.set_yscale("log")
         axis.set_xticks(range(len(groups)), [f"{job}\n{size_name(size)}" for job, size in groups])
         axis.set_ylabel("M records/s")
         axis.set_title(f"concurrent producer {producer}")

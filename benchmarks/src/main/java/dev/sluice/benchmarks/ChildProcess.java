@@ -113,5 +113,5 @@ final class ChildProcess {
     }
 
     // USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK) is not reachable from Java).
-    private static final int CLOCK_TICKS = 100;
+    static final int CLOCK_TICKS = 100;
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /** The generation benchmark's CSV and its Markdown tables (figures 4, 5 and 6 of seed 001). */
@@ -17,14 +18,14 @@ final class GenerationTables {
                 new StringBuilder(
                         "figure,topology,producers,consumers,job,speed,rep,bytes,seconds,mb_per_s,"
                                 + "requested_mb_per_s,achieved_mb_per_s_min,achieved_mb_per_s_avg,"
-                                + "loss_avg,loss_worst,starvation_events\n");
+                                + "loss_avg,loss_worst,starvation_events,cpu_s\n");
         for (Run run : runs) {
             double[] achieved = run.achievedBytesPerSecond();
             double[] losses = run.losses();
             out.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d%n",
+                            "%d,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d,%.2f%n",
                             run.figure(),
                             run.topology(),
                             run.producers(),
@@ -40,7 +41,8 @@ final class GenerationTables {
                             Arrays.stream(achieved).average().orElse(0) / 1e6,
                             Arrays.stream(losses).average().orElse(0),
                             Arrays.stream(losses).max().orElse(0),
-                            run.starvationEvents()));
+                            run.starvationEvents(),
+                            run.cpuSeconds()));
         }
         return out.toString();
     }
@@ -53,37 +55,44 @@ final class GenerationTables {
                             Locale.ROOT,
                             "%n**Fig. %d, compute %s.** MB/s from submission to the last chunk"
                                     + " read (min / median / max), and the bare producers'"
-                                    + " ceiling with as many producers, same run%n%n",
+                                    + " ceiling with as many producers, same run; the whole"
+                                    + " machine's CPU (every process and the kernel) per GB"
+                                    + " moved and in cores busy, medians%n%n",
                             figure,
                             figure == 4 ? "disabled" : "enabled"));
             out.append(
                     "| topology | producers × readers | job | Sluice MB/s | ceiling MB/s | Sluice"
-                            + " / ceiling |\n|---|---|---|---|---|---|\n");
+                            + " / ceiling | CPU-s per GB, Sluice / ceiling | cores busy, Sluice"
+                            + " / ceiling |\n|---|---|---|---|---|---|---|---|\n");
             for (var group : group(runs, figure).entrySet()) {
                 List<Run> of = group.getValue();
                 Run first = of.get(0);
                 Summary rate = summary(of);
-                Summary ceiling =
-                        summary(
-                                runs.stream()
-                                        .filter(
-                                                r ->
-                                                        r.figure() == 0
-                                                                && r.producers()
-                                                                        == first.producers()
-                                                                && r.job().equals(first.job()))
-                                        .toList());
+                List<Run> ceilings =
+                        runs.stream()
+                                .filter(
+                                        r ->
+                                                r.figure() == 0
+                                                        && r.producers() == first.producers()
+                                                        && r.job().equals(first.job()))
+                                .toList();
+                Summary ceiling = summary(ceilings);
                 out.append(
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %d × %d | %s | %s | %s | %.2f |%n",
+                                "| %s | %d × %d | %s | %s | %s | %.2f | %.1f / %.1f | %.2f / %.2f"
+                                        + " |%n",
                                 first.topology(),
                                 first.producers(),
                                 first.consumers(),
                                 first.job(),
                                 rate.format("%.0f"),
                                 ceiling.format("%.0f"),
-                                rate.ratioTo(ceiling)));
+                                rate.ratioTo(ceiling),
+                                median(of, Run::cpuSecondsPerGb),
+                                median(ceilings, Run::cpuSecondsPerGb),
+                                median(of, Run::coresBusy),
+                                median(ceilings, Run::coresBusy)));
             }
         }
         out.append(
@@ -135,5 +144,9 @@ final class GenerationTables {
 
     private static Summary summary(List<Run> runs) {
         return Summary.of(runs.stream().mapToDouble(Run::mbPerSecond).toArray());
+    }
+
+    private static double median(List<Run> runs, ToDoubleFunction<Run> metric) {
+        return Summary.of(runs.stream().mapToDouble(metric).toArray()).median();
     }
 }

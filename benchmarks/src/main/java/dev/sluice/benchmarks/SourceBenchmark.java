@@ -31,7 +31,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Arguments: {@code --bin DIR} (sluice-brokerd, sluice-kafka-tool), {@code --results DIR},
  * {@code --reps K} (3), {@code --mib V} (2048 MiB of values per topic), {@code --sizes B,B}, {@code
- * --jobs J,J}, {@code --producer off,on}.
+ * --jobs J,J}, {@code --producer off,on}, {@code --systems S,S} (a subset, for trials).
  *
  * <p>Count and filter read the whole topic, word count the first {@link #WORDCOUNT_SHARE}th of
  * every partition. A run must outlast the JIT: with 256 MiB a run at 1 KiB read its 262 k records
@@ -40,7 +40,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class SourceBenchmark {
     static final int[] SIZES = {100, 1 << 10};
-    static final String[] SYSTEMS = {"push", "pull", "kafka-source"};
+
+    /** The three sources, and the bound no source can pass: the values from memory. */
+    static final String[] SYSTEMS = {"push", "pull", "kafka-source", "memory"};
+
     static final String[] JOBS = {"count", "filter", "wordcount"};
     static final int PARTITIONS = 8;
 
@@ -96,6 +99,7 @@ public final class SourceBenchmark {
                         .toArray();
         String[] jobs = options.getOrDefault("--jobs", String.join(",", JOBS)).split(",");
         String[] producers = options.getOrDefault("--producer", "off,on").split(",");
+        String[] systems = options.getOrDefault("--systems", String.join(",", SYSTEMS)).split(",");
         Path work = Files.createTempDirectory("sluice-source-bench-");
         Files.createDirectories(results);
         List<Run> runs = new ArrayList<>();
@@ -113,7 +117,7 @@ public final class SourceBenchmark {
                 long records = volume / size;
                 fill(broker, topic, size, records);
                 // Unmeasured: the page cache, and the daemon's first fetches.
-                for (String system : SYSTEMS) {
+                for (String system : systems) {
                     run(bin, broker, daemon, system, jobs[0], topic, size, records, false, 0);
                 }
                 for (String producer : producers) {
@@ -121,8 +125,8 @@ public final class SourceBenchmark {
                     for (String job : jobs) {
                         for (int rep = 1; rep <= reps; rep++) {
                             // Rotating the order spreads the machine's drift over every system.
-                            for (int k = 0; k < SYSTEMS.length; k++) {
-                                String system = SYSTEMS[(k + rep) % SYSTEMS.length];
+                            for (int k = 0; k < systems.length; k++) {
+                                String system = systems[(k + rep) % systems.length];
                                 runs.add(
                                         run(
                                                 bin, broker, daemon, system, job, topic, size,

@@ -9,9 +9,21 @@ import org.junit.jupiter.api.Test;
 
 class GenerationTablesTest {
 
-    private static Run run(int figure, String topology, double seconds) {
+    private static Run run(int figure, String topology, double seconds, double cpuSeconds) {
         return new Run(
-                figure, topology, 1, 1, "A", 0, 1, 100_000_000, seconds, 0, new double[0], 0);
+                figure,
+                topology,
+                1,
+                1,
+                "A",
+                0,
+                1,
+                100_000_000,
+                seconds,
+                0,
+                new double[0],
+                0,
+                cpuSeconds);
     }
 
     @Test
@@ -29,7 +41,8 @@ class GenerationTablesTest {
                         1,
                         100,
                         new double[] {100, 90, 110},
-                        2);
+                        2,
+                        0);
         assertThat(paced.losses()).containsExactly(new double[] {0, 0.1, 0}, within(1e-9));
     }
 
@@ -38,12 +51,16 @@ class GenerationTablesTest {
         String table =
                 GenerationTables.markdown(
                         List.of(
-                                run(0, "ceiling", 1),
-                                run(4, "one-to-one", 4),
-                                run(5, "one-to-one", 2)));
-        // 100 MB in 1 s against 25 MB/s and 50 MB/s.
+                                run(0, "ceiling", 1, 1.5),
+                                run(4, "one-to-one", 4, 6),
+                                run(5, "one-to-one", 2, 3.6)));
+        // 100 MB in 1 s against 25 MB/s and 50 MB/s; the CPU per GB is that of 0.1 GB.
         assertThat(table)
-                .contains("| one-to-one | 1 × 1 | A | 25 / 25 / 25 | 100 / 100 / 100 | 0.25 |")
-                .contains("| one-to-one | 1 × 1 | A | 50 / 50 / 50 | 100 / 100 / 100 | 0.50 |");
+                .contains(
+                        "| one-to-one | 1 × 1 | A | 25 / 25 / 25 | 100 / 100 / 100 | 0.25 | 60.0 /"
+                                + " 15.0 | 1.50 / 1.50 |")
+                .contains(
+                        "| one-to-one | 1 × 1 | A | 50 / 50 / 50 | 100 / 100 / 100 | 0.50 | 36.0 /"
+                                + " 15.0 | 1.80 / 1.50 |");
     }
 }
