@@ -449,12 +449,14 @@ public final class StreamReader implements AutoCloseable {
                                 startDelay,
                                 reporter);
                 if (reporter != null) {
+                    // The first record, nothing delivered yet, tells the scheduler that the
+                    // stream has its reader: a job starts when all its streams have theirs. Set
+                    // before the timer starts, so that its first tick sends it: set after, a tick
+                    // that ran first found nothing, and the record waited a whole interval.
+                    reporter.update(reader.progress());
                     reporter.start(
                             progressInterval,
                             job + "/" + stream + (readerCount > 1 ? "#" + readerIndex : ""));
-                    // The first record, nothing delivered yet, tells the scheduler that the
-                    // stream has its reader: a job starts when all its streams have theirs.
-                    reporter.update(reader.progress());
                 }
                 return reader;
             } catch (IOException | RuntimeException e) {

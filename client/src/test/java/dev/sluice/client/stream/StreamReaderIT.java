@@ -214,6 +214,27 @@ class StreamReaderIT {
         assertThat(progress.get(progress.size() - 1)).isEqualTo(end);
     }
 
+    @Test
+    void theReadersAnnouncementGoesOutAtOnceNotAProgressIntervalLater() throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        String progressTopic = KAFKA.createTopic(1);
+        List<DeliveryProgress> progress = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = progressConsumer(progressTopic);
+                StreamReader reader =
+                        StreamReader.builder(brokerd, "job-r", "cyan")
+                                .topic(topic)
+                                .bootstrapServers(KAFKA.bootstrapServers())
+                                .progressTopic(progressTopic)
+                                // Within the test only the timer's first tick can send: the
+                                // announcement must be there for it.
+                                .progressInterval(Duration.ofHours(1))
+                                .open()) {
+            awaitProgress(consumer, progress, p -> true);
+            assertThat(progress).containsExactly(reader.progress());
+            assertThat(reader.progress().deliveredSeq()).isEqualTo(-1);
+        }
+    }
+
     private static KafkaConsumer<byte[], byte[]> progressConsumer(String topic) {
         Properties props = KAFKA.broker().clientProperties();
         KafkaConsumer<byte[], byte[]> consumer =
