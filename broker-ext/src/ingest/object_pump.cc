@@ -13,7 +13,8 @@ ObjectPump::ObjectPump(MessageSource& source, SegmentWriter& writer, ObjectKind 
       tracker_(tracker),
       pauses_(pauses),
       options_(options),
-      chunks_(kind == ObjectKind::kChunks) {}
+      chunks_(kind == ObjectKind::kChunks),
+      takes_offsets_(source.takes_offsets()) {}
 
 Status ObjectPump::RunFor(std::chrono::nanoseconds duration) {
   const Clock::time_point end = Clock::now() + duration;
@@ -108,7 +109,7 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
 }
 
 void ObjectPump::AddOffset(int32_t partition, int64_t offset) {
-  if (source_.takes_offsets()) {
+  if (takes_offsets_) {
     pending_ranges_.push_back({partition, offset, offset});
     return;
   }
@@ -158,7 +159,7 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   Result<uint64_t> id = writer_.Publish(*object);
   if (!id.ok()) return id.status();
 
-  if (!source_.takes_offsets()) {
+  if (!takes_offsets_) {
     std::sort(pending_ranges_.begin(), pending_ranges_.end(),
               [](const OffsetRange& a, const OffsetRange& b) { return a.partition < b.partition; });
     for (const OffsetRange& range : pending_ranges_) tracker_.Take(range);

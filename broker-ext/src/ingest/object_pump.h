@@ -84,6 +84,7 @@ class ObjectPump {
   PartitionPauses& pauses_;
   Options options_;
   const bool chunks_;
+  const bool takes_offsets_;  // the source's, asked once: AddOffset runs for every record
   RecordsBatchBuilder records_;
   ChunksBatchBuilder chunk_rows_;
   std::vector<RecordHeader> headers_;  // the record being added's, as the builder takes them
