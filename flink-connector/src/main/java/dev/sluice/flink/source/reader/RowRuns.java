@@ -59,13 +59,13 @@ final class RowRuns {
             return last + 1 >= stop;
         }
         int run = 0;
-        while (offsetOf.applyAsLong(bounds[run + 1] - 1) < stop) {
-            run += 2;
+        while (offsetOf.applyAsLong(end(run) - 1) < stop) {
+            run++;
         }
         // The first row at or past stop lies in this run; the rows before it stay.
-        int first = firstAtOrAfter(offsetOf, bounds[run], bounds[run + 1], stop);
-        bounds[run + 1] = first;
-        ints = first > bounds[run] ? run + 2 : run;
+        int first = firstAtOrAfter(offsetOf, start(run), end(run), stop);
+        bounds[2 * run + 1] = first;
+        ints = 2 * (first > start(run) ? run + 1 : run);
         return true;
     }
 
