@@ -23,6 +23,8 @@ def bar_chart(csv_path, png_path, systems, metrics, title, log_scale):
         for metric, _ in metrics:
             values[(row["system"], int(row["size"]), metric)].append(float(row[metric]))
     sizes = sorted({size for _, size, _ in values})
+    # A trial run of a subset of the systems (--systems) plots the ones it ran.
+    systems = [s for s in systems if all((s, size, metrics[0][0]) in values for size in sizes)]
     figure, axes = plt.subplots(1, len(metrics), figsize=(6 * len(metrics), 4.5))
     width = 0.8 / len(systems)
     for axis, (metric, label) in zip(axes, metrics):

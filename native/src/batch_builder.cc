@@ -10,6 +10,7 @@
 #include <limits>
 #include <utility>
 
+#include "copy_bytes.h"
 #include "sluice/layout.h"
 #include "sluice/schemas.h"
 
@@ -20,7 +21,8 @@ namespace internal {
 // IPC writer places them; remembers where each went so Encode can check Arrow agrees.
 class BodyWriter {
  public:
-  explicit BodyWriter(uint8_t* body) : body_(body) {}
+  BodyWriter(uint8_t* body, PayloadStores stores)
+      : body_(body), streaming_(stores == PayloadStores::kStreaming) {}
 
   struct Placed {
     uint8_t* data;
@@ -45,10 +47,12 @@ class BodyWriter {
   }
 
   size_t size() const { return size_; }
+  bool streaming() const { return streaming_; }
   const std::vector<std::pair<const uint8_t*, size_t>>& placed() const { return placed_; }
 
  private:
   uint8_t* body_;
+  bool streaming_;
   size_t size_ = 0;
   std::vector<std::pair<const uint8_t*, size_t>> placed_;
 };
@@ -103,7 +107,7 @@ ArrayDataPtr WriteBinary(BodyWriter& body, std::shared_ptr<arrow::DataType> type
   std::memcpy(offsets_data, &offset, 4);
   for_each([&](std::optional<std::string_view> item) {
     if (item.has_value()) {
-      std::memcpy(values_data + offset, item->data(), item->size());
+      internal::CopyBytes(values_data + offset, item->data(), item->size(), body.streaming());
       offset += static_cast<int32_t>(item->size());
       if (bitmap != nullptr) bitmap[row / 8] |= static_cast<uint8_t>(1u << (row % 8));
     }
@@ -137,7 +141,8 @@ size_t MetadataReserveFor(const arrow::Schema& schema) {
 BatchEncoder::BatchEncoder(std::shared_ptr<arrow::Schema> schema)
     : schema_(std::move(schema)), metadata_reserve_(MetadataReserveFor(*schema_)) {}
 
-Result<size_t> BatchEncoder::Encode(uint8_t* out, size_t capacity, size_t body_size) const {
+Result<size_t> BatchEncoder::Encode(uint8_t* out, size_t capacity, size_t body_size,
+                                    PayloadStores stores) const {
   if (rows() == 0) return Status::InvalidState("an object holds at least one row");
   const size_t total = MessageSize(body_size);
   if (total > capacity || body_size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
@@ -145,7 +150,7 @@ Result<size_t> BatchEncoder::Encode(uint8_t* out, size_t capacity, size_t body_s
                             std::to_string(total) + " bytes, more than the " +
                             std::to_string(capacity) + " bytes of the slot");
   }
-  BodyWriter body(out + metadata_reserve_);
+  BodyWriter body(out + metadata_reserve_, stores);
   auto batch = arrow::RecordBatch::Make(schema_, rows(), FillBody(body));
 
   arrow::ipc::IpcPayload payload;
@@ -240,9 +245,10 @@ std::vector<ArrayDataPtr> RecordsBatchBuilder::FillBody(BodyWriter& body) const 
   return columns;
 }
 
-Result<EncodedObject> RecordsBatchBuilder::Finish(uint8_t* out, size_t capacity) {
+Result<EncodedObject> RecordsBatchBuilder::Finish(uint8_t* out, size_t capacity,
+                                                  PayloadStores stores) {
   const size_t body_size = EncodedSize() - MessageSize(0);
-  SLUICE_ASSIGN_OR_RETURN(const size_t length, Encode(out, capacity, body_size));
+  SLUICE_ASSIGN_OR_RETURN(const size_t length, Encode(out, capacity, body_size, stores));
   EncodedObject object;
   object.length = length;
   object.record_count = static_cast<uint32_t>(num_rows());
@@ -317,9 +323,10 @@ std::vector<ArrayDataPtr> ChunksBatchBuilder::FillBody(BodyWriter& body) const {
   return columns;
 }
 
-Result<EncodedObject> ChunksBatchBuilder::Finish(uint8_t* out, size_t capacity) {
+Result<EncodedObject> ChunksBatchBuilder::Finish(uint8_t* out, size_t capacity,
+                                                 PayloadStores stores) {
   const size_t body_size = EncodedSize() - MessageSize(0);
-  SLUICE_ASSIGN_OR_RETURN(const size_t length, Encode(out, capacity, body_size));
+  SLUICE_ASSIGN_OR_RETURN(const size_t length, Encode(out, capacity, body_size, stores));
   EncodedObject object;
   object.length = length;
   object.record_count = static_cast<uint32_t>(rows_.size());

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 
+#include "copy_bytes.h"
 #include "fields.h"
 #include "idle_loop.h"
 #include "sluice/crc32c.h"
@@ -114,7 +115,13 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
 
 SegmentWriter::SegmentWriter(const WriterOptions& options, SegmentLayout layout, std::string path,
                              Mapping mapping)
-    : options_(options), layout_(layout), path_(std::move(path)), mapping_(std::move(mapping)) {}
+    : options_(options),
+      layout_(layout),
+      path_(std::move(path)),
+      mapping_(std::move(mapping)),
+      stores_(internal::StreamingPays(static_cast<size_t>(layout.slot_count) * layout.slot_size)
+                  ? PayloadStores::kStreaming
+                  : PayloadStores::kCached) {}
 
 SegmentWriter::~SegmentWriter() {
   if (!closed_) (void)Close(std::chrono::nanoseconds(0));
@@ -229,7 +236,7 @@ Result<SlotBuffer> SegmentWriter::Acquire(std::chrono::nanoseconds timeout) {
   if (held_slot_.has_value()) return Status::InvalidState("a slot is already acquired");
   SLUICE_RETURN_NOT_OK(WaitUntil([this] { return TryAcquire(); }, timeout, "a free slot"));
   return SlotBuffer{mapping_.data() + layout_.SlotDataOffset(*held_slot_), layout_.slot_size,
-                    *held_slot_};
+                    *held_slot_, stores_};
 }
 
 Result<uint64_t> SegmentWriter::Publish(const EncodedObject& object) {
@@ -253,6 +260,8 @@ Result<uint64_t> SegmentWriter::Publish(const EncodedObject& object) {
       descriptor, s::kChecksum,
       options_.checksums ? crc32c::Compute(base + layout_.SlotDataOffset(slot), object.length) : 0);
 
+  // The payload's streaming stores (CopyBytes) before the release store that seals the slot.
+  internal::FenceCopies();
   uint32_t lanes = 0;
   for (uint32_t lane = 0; lane < layout_.lane_count; ++lane) {
     const uint64_t word = Atomic<uint64_t>(base, layout_.LaneOffset(lane) + ln::kLaneWord)

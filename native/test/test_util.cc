@@ -43,7 +43,7 @@ Status PublishRecords(SegmentWriter& writer, uint64_t first, uint64_t count,
     builder.Add(content::AppendRecord(store, i, 32));
   }
   SLUICE_ASSIGN_OR_RETURN(auto slot, writer.Acquire(timeout));
-  SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity));
+  SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity, slot.stores));
   return writer.Publish(encoded).status();
 }
 

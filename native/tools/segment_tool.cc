@@ -132,7 +132,7 @@ int Write(const Arguments& args) {
   auto publish_all = [&](auto& builder, auto& store, auto append) -> Status {
     auto flush = [&]() -> Status {
       SLUICE_ASSIGN_OR_RETURN(auto slot, writer->Acquire(timeout));
-      SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity));
+      SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity, slot.stores));
       SLUICE_RETURN_NOT_OK(writer->Publish(encoded).status());
       ++totals.objects;
       return Status::OK();

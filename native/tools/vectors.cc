@@ -81,9 +81,10 @@ Result<Good> Publish(const std::string& directory, ObjectKind kind, uint64_t cou
       }
     }
     SLUICE_ASSIGN_OR_RETURN(auto slot, writer->Acquire(std::chrono::seconds(1)));
-    SLUICE_ASSIGN_OR_RETURN(auto encoded, kind == ObjectKind::kRecords
-                                              ? records.Finish(slot.data, slot.capacity)
-                                              : chunks.Finish(slot.data, slot.capacity));
+    SLUICE_ASSIGN_OR_RETURN(auto encoded,
+                            kind == ObjectKind::kRecords
+                                ? records.Finish(slot.data, slot.capacity, slot.stores)
+                                : chunks.Finish(slot.data, slot.capacity, slot.stores));
     SLUICE_RETURN_NOT_OK(writer->Publish(encoded).status());
     ++good.objects;
   }

@@ -153,8 +153,9 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   full_since_.reset();
   SLUICE_RETURN_NOT_OK(pauses_.SetSlotsFull(false));
 
-  Result<EncodedObject> object = chunks_ ? chunk_rows_.Finish(slot->data, slot->capacity)
-                                         : records_.Finish(slot->data, slot->capacity);
+  Result<EncodedObject> object = chunks_
+                                     ? chunk_rows_.Finish(slot->data, slot->capacity, slot->stores)
+                                     : records_.Finish(slot->data, slot->capacity, slot->stores);
   if (!object.ok()) return object.status();
   Result<uint64_t> id = writer_.Publish(*object);
   if (!id.ok()) return id.status();

@@ -62,6 +62,11 @@ namespace internal {
 class BodyWriter;
 }
 
+// How Finish stores payloads of 4 KiB and more into the slot: through the caches, or streamed
+// past them (non-temporal stores, which the writer must fence before it publishes; SegmentWriter
+// does). The bytes written are the same. SegmentWriter picks one per segment: SlotBuffer::stores.
+enum class PayloadStores { kCached, kStreaming };
+
 // What both encoders share: the room the metadata needs, and writing the message around a body
 // laid out in place. A subclass knows its rows and fills the body buffers in schema order.
 class BatchEncoder {
@@ -77,7 +82,8 @@ class BatchEncoder {
   // The message's size for a body of `body_size` bytes.
   size_t MessageSize(size_t body_size) const { return metadata_reserve_ + body_size; }
   // Writes the message, whose body takes `body_size` bytes, into out[0, capacity).
-  Result<size_t> Encode(uint8_t* out, size_t capacity, size_t body_size) const;
+  Result<size_t> Encode(uint8_t* out, size_t capacity, size_t body_size,
+                        PayloadStores stores) const;
 
  private:
   std::shared_ptr<arrow::Schema> schema_;
@@ -97,7 +103,8 @@ class RecordsBatchBuilder : public BatchEncoder {
   size_t num_rows() const { return partitions_.size(); }
   // Writes the message into out[0, capacity) and starts a new, empty batch. Fails with
   // kTooLarge when it does not fit, kInvalidState when no row was added.
-  Result<EncodedObject> Finish(uint8_t* out, size_t capacity);
+  Result<EncodedObject> Finish(uint8_t* out, size_t capacity,
+                               PayloadStores stores = PayloadStores::kCached);
 
  private:
   struct Totals {
@@ -174,7 +181,8 @@ class ChunksBatchBuilder : public BatchEncoder {
   size_t EncodedSizeWith(const Chunk& chunk) const;
   size_t num_rows() const { return rows_.size(); }
   // As RecordsBatchBuilder::Finish; partition and offsets are -1 (the caller may set them).
-  Result<EncodedObject> Finish(uint8_t* out, size_t capacity);
+  Result<EncodedObject> Finish(uint8_t* out, size_t capacity,
+                               PayloadStores stores = PayloadStores::kCached);
 
  private:
   struct Totals {

@@ -38,6 +38,8 @@ struct SlotBuffer {
   uint8_t* data = nullptr;
   size_t capacity = 0;
   uint32_t slot = 0;
+  // For the builders' Finish: streaming when the segment's slots outgrow the last-level cache.
+  PayloadStores stores = PayloadStores::kCached;
 };
 
 class SegmentWriter {
@@ -92,6 +94,7 @@ class SegmentWriter {
   SegmentLayout layout_;
   std::string path_;
   Mapping mapping_;
+  PayloadStores stores_;
   std::optional<DoorbellServer> doorbell_;
   std::unique_ptr<Heartbeat> heartbeat_;
   uint32_t cursor_ = 0;

@@ -155,7 +155,7 @@ int RunSluice(const Options& options) {
         source.Advance();
       } while (++next < end);
       if (rows_per_object == 0 && next < end) rows_per_object = builder.num_rows();
-      SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity));
+      SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity, slot.stores));
       SLUICE_RETURN_NOT_OK(writer->Publish(encoded).status());
       ++window.objects;
     }
