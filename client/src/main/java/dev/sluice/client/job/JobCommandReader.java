@@ -44,8 +44,17 @@ public final class JobCommandReader implements AutoCloseable {
 
     /** The valid commands among the records one poll of the consumer returns, in their order. */
     public List<JobCommand> poll(Duration timeout) {
+        return decode(consumer.poll(timeout));
+    }
+
+    /**
+     * The valid commands among {@code records}, in their order: for a caller that polls the
+     * consumer itself, because it reads other topics with it too, and passes the jobs topic's
+     * records.
+     */
+    public List<JobCommand> decode(Iterable<ConsumerRecord<byte[], byte[]>> records) {
         List<JobCommand> commands = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(timeout)) {
+        for (ConsumerRecord<byte[], byte[]> record : records) {
             try {
                 commands.add(decode(record));
             } catch (JobSpecException e) {

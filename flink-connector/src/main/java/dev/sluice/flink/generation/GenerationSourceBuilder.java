@@ -61,7 +61,10 @@ public final class GenerationSourceBuilder {
         return this;
     }
 
-    /** How often the scheduler reads commands and progress (100 ms). */
+    /**
+     * How long the scheduler waits for commands and progress before it checks its deadlines (100
+     * ms): commands and progress are handled as they come.
+     */
     public GenerationSourceBuilder setPollInterval(Duration interval) {
         this.pollInterval = Objects.requireNonNull(interval);
         return this;

@@ -4,6 +4,7 @@ import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.stream.DeliveryProgress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,8 +26,11 @@ public interface ControlPlane extends AutoCloseable {
     /** Starts reading at {@code positions} ("topic-partition" → offset) where it has them. */
     void seek(Map<String, Long> positions);
 
-    /** What came since the last poll, and the read positions after it. */
-    Batch poll();
+    /**
+     * What came since the last poll, and the read positions after it: returns as soon as something
+     * came, or empty after {@code timeout}.
+     */
+    Batch poll(Duration timeout);
 
     void publish(JobStatus status);
 

@@ -114,7 +114,10 @@ public final class GenerationEnumerator
         } else {
             control.seek(positions);
         }
-        context.callAsync(control::poll, this::handle, 0, settings.pollInterval().toMillis());
+        // Back to back (a period of 1 ms, which a poll outlasts): each poll returns as soon as a
+        // command or progress record comes, so that a job starts when its last reader announces
+        // itself, not up to a poll interval later; polls wait the interval when nothing comes.
+        context.callAsync(() -> control.poll(settings.pollInterval()), this::handle, 0, 1);
     }
 
     /** One event-loop turn with what the control plane brought. */

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,21 +38,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control plane on Kafka topics: commands from the jobs topic and delivery progress from the
- * progress topic, each read from its start (or the checkpointed positions), statuses to the status
- * topic. Creates the three topics when they are missing (one partition each, the cluster's default
- * replication).
+ * progress topic, read by one consumer from their start (or the checkpointed positions), so that a
+ * poll returns as soon as either has a record; statuses to the status topic. Creates the three
+ * topics when they are missing (one partition each, the cluster's default replication).
  */
 @Internal
 public final class KafkaControlPlane implements ControlPlane {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaControlPlane.class);
-    private static final Duration POLL = Duration.ofMillis(50);
 
     private final Properties properties;
     private final String jobsTopic;
     private final String statusTopic;
     private final String progressTopic;
-    private final KafkaConsumer<byte[], byte[]> commandConsumer;
-    private final KafkaConsumer<byte[], byte[]> progressConsumer;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    // The control topics whose partitions the consumer reads; a topic created a moment ago may not
+    // be in the broker's metadata yet.
+    private final Set<String> assignedTopics = new HashSet<>();
     private final JobCommandReader commands;
     private final List<MalformedCommand> malformed = new ArrayList<>();
     private final StatusPublisher statuses;
@@ -68,9 +70,8 @@ public final class KafkaControlPlane implements ControlPlane {
         this.statusTopic = statusTopic;
         this.progressTopic = progressTopic;
         createMissingTopics();
-        this.commandConsumer = consumer();
-        this.progressConsumer = consumer();
-        this.commands = new JobCommandReader(commandConsumer, malformed::add);
+        this.consumer = consumer();
+        this.commands = new JobCommandReader(consumer, malformed::add);
         this.statuses = new StatusPublisher(properties, statusTopic);
         this.progressProducer =
                 new KafkaProducer<>(
@@ -110,30 +111,38 @@ public final class KafkaControlPlane implements ControlPlane {
     }
 
     /**
-     * Assigns the topic's partitions from their start, or from the restored positions, once the
-     * broker's metadata has them: a topic created a moment ago may not be there yet.
+     * Adds the partitions of the control topics that are in the broker's metadata now and were not
+     * read yet, from their start or the restored positions; whether any topic is read.
      */
-    private boolean assigned(KafkaConsumer<byte[], byte[]> consumer, String topic) {
-        if (!consumer.assignment().isEmpty()) {
-            return true;
-        }
-        List<PartitionInfo> infos = consumer.partitionsFor(topic);
-        if (infos == null || infos.isEmpty()) {
-            return false;
-        }
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (PartitionInfo info : infos) {
-            partitions.add(new TopicPartition(topic, info.partition()));
-        }
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        for (TopicPartition partition : partitions) {
-            Long offset = restored.get(partition.toString());
-            if (offset != null) {
-                consumer.seek(partition, offset);
+    private boolean assignKnownTopics() {
+        List<TopicPartition> added = new ArrayList<>();
+        for (String topic : List.of(jobsTopic, progressTopic)) {
+            if (assignedTopics.contains(topic)) {
+                continue;
+            }
+            List<PartitionInfo> infos = consumer.partitionsFor(topic);
+            if (infos == null || infos.isEmpty()) {
+                continue;
+            }
+            assignedTopics.add(topic);
+            for (PartitionInfo info : infos) {
+                added.add(new TopicPartition(topic, info.partition()));
             }
         }
-        return true;
+        if (!added.isEmpty()) {
+            // Partitions assigned before keep their positions.
+            List<TopicPartition> all = new ArrayList<>(consumer.assignment());
+            all.addAll(added);
+            consumer.assign(all);
+            consumer.seekToBeginning(added);
+            for (TopicPartition partition : added) {
+                Long offset = restored.get(partition.toString());
+                if (offset != null) {
+                    consumer.seek(partition, offset);
+                }
+            }
+        }
+        return !assignedTopics.isEmpty();
     }
 
     @Override
@@ -166,18 +175,16 @@ public final class KafkaControlPlane implements ControlPlane {
 
     /** Runs on a worker thread; {@link #close} waits for it, from the scheduler's thread. */
     @Override
-    public synchronized Batch poll() {
-        if (closed) {
+    public synchronized Batch poll(Duration timeout) {
+        if (closed || !assignKnownTopics()) {
             return new Batch(List.of(), List.of(), List.of(), Map.of());
         }
-        List<JobCommand> polledCommands =
-                assigned(commandConsumer, jobsTopic) ? commands.poll(POLL) : List.of();
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        List<JobCommand> polledCommands = commands.decode(records.records(jobsTopic));
         List<MalformedCommand> bad = List.copyOf(malformed);
         malformed.clear();
         List<DeliveryProgress> progress = new ArrayList<>();
-        Iterable<ConsumerRecord<byte[], byte[]>> progressRecords =
-                assigned(progressConsumer, progressTopic) ? progressConsumer.poll(POLL) : List.of();
-        for (ConsumerRecord<byte[], byte[]> record : progressRecords) {
+        for (ConsumerRecord<byte[], byte[]> record : records.records(progressTopic)) {
             try {
                 progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
             } catch (IllegalArgumentException e) {
@@ -190,10 +197,8 @@ public final class KafkaControlPlane implements ControlPlane {
             }
         }
         Map<String, Long> positions = new HashMap<>();
-        for (KafkaConsumer<byte[], byte[]> consumer : List.of(commandConsumer, progressConsumer)) {
-            for (TopicPartition partition : consumer.assignment()) {
-                positions.put(partition.toString(), consumer.position(partition));
-            }
+        for (TopicPartition partition : consumer.assignment()) {
+            positions.put(partition.toString(), consumer.position(partition));
         }
         return new Batch(polledCommands, bad, progress, positions);
     }
@@ -223,8 +228,7 @@ public final class KafkaControlPlane implements ControlPlane {
     @Override
     public synchronized void close() {
         closed = true;
-        commandConsumer.close();
-        progressConsumer.close();
+        consumer.close();
         statuses.close();
         progressProducer.close();
     }

@@ -5,6 +5,7 @@ import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.stream.DeliveryProgress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +33,7 @@ final class FakeControlPlane implements ControlPlane {
     }
 
     @Override
-    public synchronized Batch poll() {
+    public synchronized Batch poll(Duration timeout) {
         polls++;
         Batch batch =
                 new Batch(
