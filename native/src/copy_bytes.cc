@@ -13,9 +13,6 @@
 namespace sluice::internal {
 
 namespace {
-// Below this memcpy does not use `rep movsb`.
-constexpr size_t kLoopFrom = 4096;
-
 #if defined(__SSE2__)
 struct CachedStores {
   static void Store(__m128i* at, __m128i value) { _mm_store_si128(at, value); }
@@ -66,22 +63,19 @@ size_t LastLevelCacheBytes() {
 }
 }  // namespace
 
-void CopyBytes(void* dst, const void* src, size_t n, bool streaming) {
+void CopyLarge(void* dst, const void* src, size_t n, bool streaming) {
 #if defined(__SSE2__)
-  if (n >= kLoopFrom) {
-    auto* d = static_cast<uint8_t*>(dst);
-    const auto* s = static_cast<const uint8_t*>(src);
-    if (streaming) {
-      CopyAligned<StreamingStores>(d, s, n);
-    } else {
-      CopyAligned<CachedStores>(d, s, n);
-    }
-    return;
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (streaming) {
+    CopyAligned<StreamingStores>(d, s, n);
+  } else {
+    CopyAligned<CachedStores>(d, s, n);
   }
 #else
   (void)streaming;
-#endif
   std::memcpy(dst, src, n);
+#endif
 }
 
 bool StreamingPays(size_t ring_bytes) {

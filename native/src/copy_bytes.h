@@ -1,8 +1,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 
 namespace sluice::internal {
+
+// Below this memcpy does not use `rep movsb`.
+inline constexpr size_t kCopyLoopFrom = 4096;
+
+// CopyBytes from kCopyLoopFrom bytes on.
+void CopyLarge(void* dst, const void* src, size_t n, bool streaming);
 
 // Copies n bytes from src to dst (not overlapping): the one copy of a payload into a slot.
 //
@@ -11,8 +18,15 @@ namespace sluice::internal {
 // source and destination agree modulo 64 and 3-8 GB/s when they differ by 1, 8 or 16 bytes, and
 // a value's place in a fetch response and its place in an Arrow buffer agree only by chance.
 // `streaming` makes those stores non-temporal (see StreamingPays). Smaller copies go to memcpy,
-// whose vector loops do not mind alignment.
-void CopyBytes(void* dst, const void* src, size_t n, bool streaming);
+// whose vector loops do not mind alignment; inline, so that the small values of a records object
+// cost what memcpy costs.
+inline void CopyBytes(void* dst, const void* src, size_t n, bool streaming) {
+  if (n < kCopyLoopFrom) {
+    std::memcpy(dst, src, n);
+  } else {
+    CopyLarge(dst, src, n, streaming);
+  }
+}
 
 // Whether a writer that cycles through `ring_bytes` of slots should stream its payloads: when the
 // ring is at least the last-level cache, a slot is out of the cache by the time the writer comes
