@@ -1,6 +1,6 @@
 """Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, after
 seed 001's figures: MB/s per topology and job with compute disabled (Fig. 4) and enabled (Fig. 5)
-beside the bare producers' ceiling, and the rate achieved at constant speed (Fig. 6) as a share of
+beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and the rate achieved at constant speed (Fig. 6) as a share of
 the rate requested (median, whiskers min to max)."""
 import csv
 import statistics
@@ -23,10 +23,10 @@ if __name__ == "__main__":
     results = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results")
     rows = list(csv.DictReader(open(results / "generation.csv")))
     jobs = sorted({r["job"] for r in rows if r["figure"] in ("4", "5")})
-    rates, ceilings, shares = defaultdict(list), defaultdict(list), defaultdict(list)
+    rates, anchors, shares = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in rows:
         if r["figure"] == "0":
-            ceilings[(int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
+            anchors[(r["topology"], int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
         elif r["figure"] in ("4", "5"):
             rates[(r["figure"], r["topology"], r["job"])].append(float(r["mb_per_s"]))
         elif r["figure"] == "6":
@@ -35,16 +35,18 @@ if __name__ == "__main__":
                 100 * float(r["achieved_mb_per_s_avg"]) / requested)
     figure, axes = plt.subplots(1, 3, figsize=(19, 4.8))
     for axis, fig in zip(axes[:2], ("4", "5")):
-        width = 0.8 / (2 * len(jobs))
+        width = 0.8 / (3 * len(jobs))
         for j, job in enumerate(jobs):
-            sluice = [rates[(fig, t, job)] for t in TOPOLOGIES]
-            ceiling = [ceilings[(2 if t.startswith("many-") else 1, job)] for t in TOPOLOGIES]
-            for k, (label, runs) in enumerate(((f"Sluice, job {job}", sluice),
-                                               (f"bare producers, job {job}", ceiling))):
-                offset = (2 * j + k - (2 * len(jobs) - 1) / 2) * width
+            bars = [(f"Sluice, job {job}", [rates[(fig, t, job)] for t in TOPOLOGIES])]
+            for kind, label in (("ceiling", "bare producers"), ("kafka in and out", "Kafka in and out")):
+                bars.append((f"{label}, job {job}",
+                             [anchors[(kind, 2 if t.startswith("many-") else 1, job)]
+                              for t in TOPOLOGIES]))
+            for k, (label, runs) in enumerate(bars):
+                offset = (3 * j + k - (3 * len(jobs) - 1) / 2) * width
                 medians, errors = whiskers(runs)
                 axis.bar([i + offset for i in range(len(TOPOLOGIES))], medians, width,
-                         yerr=errors, capsize=3, label=label, hatch="//" if k else None)
+                         yerr=errors, capsize=3, label=label, hatch=(None, "//", "..")[k])
         axis.set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
         axis.set_ylabel("MB/s")
         axis.set_title(f"Fig. {fig}: compute {'disabled' if fig == '4' else 'enabled'}")

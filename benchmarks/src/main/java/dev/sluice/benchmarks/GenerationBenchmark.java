@@ -29,10 +29,13 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -45,7 +48,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>Fig. 4: compute disabled, topologies one-to-one, one-to-many, many-to-one and many-to-many
  *       (producers: the Flink parallelism; consumers: output locations, each a reader process),
  *       beside the ceiling of bare Kafka producers writing the same bytes in records of the chunk
- *       size to a topic of as many partitions, with as many producers, in the same run;
+ *       size to a topic of as many partitions, with as many producers, in the same run, and those
+ *       producers with a bare Kafka consumer reading what they write (Kafka in and out);
  *   <li>Fig. 5: the same with the raster computation;
  *   <li>Fig. 6: job B with computation, its readers at a constant speed of 50 %, 90 % and 100 % of
  *       the rate measured for the topology in Fig. 5: the rate achieved, the loss against the rate
@@ -63,6 +67,8 @@ public final class GenerationBenchmark {
     private static final long TASK_TARGET_BYTES = 4 << 20;
     private static final int PARTITIONS = 4;
     private static final String CEILING_TOPIC = "ceiling";
+    static final String CEILING = "ceiling";
+    static final String KAFKA_IN_AND_OUT = "kafka in and out";
     private static final int MIN_WARMUP_ROUNDS = 3;
     private static final int MAX_WARMUP_ROUNDS = 10;
     // A round in which this JVM compiled for less than this share of its time ends the warm-up.
@@ -193,7 +199,8 @@ public final class GenerationBenchmark {
             warmUp(sluice, nodes, topologies);
             for (int rep = 1; rep <= reps; rep++) {
                 for (PrintJob job : jobs) {
-                    runs.add(ceiling(sluice, producers, job, rep));
+                    runs.add(ceiling(sluice, producers, job, rep, false));
+                    runs.add(ceiling(sluice, producers, job, rep, true));
                     for (String topology : topologies) {
                         for (int figure : List.of(4, 5)) {
                             if (!figures.contains(figure)
@@ -382,20 +389,45 @@ public final class GenerationBenchmark {
     /**
      * Bare Kafka producers, as many as the pipeline's, writing the job's bytes in records of the
      * chunk size with the sink's settings (acks=all) to a topic of as many partitions: the rate the
-     * runtime's transfer cannot beat on this broker.
+     * runtime's transfer cannot beat on this broker. With {@code consumed}, a bare Kafka consumer
+     * reads them as they come, and the run ends at the last record read: Kafka alone moving the
+     * same bytes in and out on the same cores, as the pipeline must.
      */
-    private Run ceiling(EmbeddedSluice sluice, int producers, PrintJob print, int rep)
+    private Run ceiling(
+            EmbeddedSluice sluice, int producers, PrintJob print, int rep, boolean consumed)
             throws Exception {
         long total = 4 * print.channelBytes();
         long records = (total + CHUNK_BYTES - 1) / CHUNK_BYTES;
         byte[] value = new byte[CHUNK_BYTES];
         var props = sluice.broker().clientProperties();
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        ExecutorService threads = Executors.newFixedThreadPool(producers);
+        ExecutorService threads = Executors.newFixedThreadPool(producers + 1);
+        KafkaConsumer<byte[], byte[]> consumer = consumed ? tailingConsumer(sluice) : null;
         double cpuBefore = MachineCpu.busySeconds();
         long start = System.nanoTime();
         try {
             List<Future<?>> done = new ArrayList<>();
+            if (consumer != null) {
+                done.add(
+                        threads.submit(
+                                () -> {
+                                    long read = 0;
+                                    long deadline =
+                                            System.nanoTime() + Duration.ofMinutes(5).toNanos();
+                                    while (read < records) {
+                                        if (System.nanoTime() > deadline) {
+                                            throw new IllegalStateException(
+                                                    "the ceiling's consumer read "
+                                                            + read
+                                                            + " of "
+                                                            + records
+                                                            + " records in 5 minutes");
+                                        }
+                                        read += consumer.poll(Duration.ofMillis(200)).count();
+                                    }
+                                    return null;
+                                }));
+            }
             for (int p = 0; p < producers; p++) {
                 int producer = p;
                 done.add(
@@ -424,6 +456,9 @@ public final class GenerationBenchmark {
             }
         } finally {
             threads.shutdown();
+            if (consumer != null) {
+                consumer.close();
+            }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpu = MachineCpu.busySeconds() - cpuBefore;
@@ -431,9 +466,9 @@ public final class GenerationBenchmark {
         Run run =
                 new Run(
                         0,
-                        "ceiling",
+                        consumed ? KAFKA_IN_AND_OUT : CEILING,
                         producers,
-                        0,
+                        consumed ? 1 : 0,
                         print.name(),
                         0,
                         rep,
@@ -445,12 +480,36 @@ public final class GenerationBenchmark {
                         cpu);
         System.err.printf(
                 Locale.ROOT,
-                "ceiling %d producer(s) %-4s: %.1f MB/s, %.2f cores busy%n",
+                "%s %d producer(s) %-4s: %.1f MB/s, %.2f cores busy%n",
+                run.topology(),
                 producers,
                 print.name(),
                 run.mbPerSecond(),
                 run.coresBusy());
         return run;
+    }
+
+    /**
+     * A group-less consumer of every partition of the ceiling's topic, at its end. Its fetches wait
+     * 10 ms for data, not the default 500: the broker held them that long past the appends (job A
+     * in and out at 54 MB/s with the machine half idle, 150-210 with 10 ms).
+     */
+    private static KafkaConsumer<byte[], byte[]> tailingConsumer(EmbeddedSluice sluice) {
+        var props = sluice.broker().clientProperties();
+        props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
+        var consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions =
+                IntStream.range(0, PARTITIONS)
+                        .mapToObj(p -> new TopicPartition(CEILING_TOPIC, p))
+                        .toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        // Resolves the positions now, not in the first poll of the measured run.
+        partitions.forEach(consumer::position);
+        return consumer;
     }
 
     /** Frees the disk: the runs' records are read, their segments can go. */

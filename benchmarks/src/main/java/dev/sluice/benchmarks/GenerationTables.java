@@ -54,34 +54,33 @@ final class GenerationTables {
                     String.format(
                             Locale.ROOT,
                             "%n**Fig. %d, compute %s.** MB/s from submission to the last chunk"
-                                    + " read (min / median / max), and the bare producers'"
-                                    + " ceiling with as many producers, same run; the whole"
-                                    + " machine's CPU (every process and the kernel) per GB"
-                                    + " moved and in cores busy, medians%n%n",
+                                    + " read (min / median / max); the bare producers' ceiling"
+                                    + " with as many producers, and the same producers with a"
+                                    + " bare consumer reading what they write (Kafka in and"
+                                    + " out), same run; the whole machine's CPU (every process"
+                                    + " and the kernel) per GB moved and in cores busy,"
+                                    + " medians%n%n",
                             figure,
                             figure == 4 ? "disabled" : "enabled"));
             out.append(
                     "| topology | producers × readers | job | Sluice MB/s | ceiling MB/s | Sluice"
-                            + " / ceiling | CPU-s per GB, Sluice / ceiling | cores busy, Sluice"
-                            + " / ceiling |\n|---|---|---|---|---|---|---|---|\n");
+                            + " / ceiling | Kafka in and out MB/s | Sluice / Kafka in and out |"
+                            + " CPU-s per GB, Sluice / ceiling / in and out | cores busy, Sluice"
+                            + " / ceiling / in and out |\n"
+                            + "|---|---|---|---|---|---|---|---|---|---|\n");
             for (var group : group(runs, figure).entrySet()) {
                 List<Run> of = group.getValue();
                 Run first = of.get(0);
                 Summary rate = summary(of);
-                List<Run> ceilings =
-                        runs.stream()
-                                .filter(
-                                        r ->
-                                                r.figure() == 0
-                                                        && r.producers() == first.producers()
-                                                        && r.job().equals(first.job()))
-                                .toList();
+                List<Run> ceilings = anchors(runs, GenerationBenchmark.CEILING, first);
+                List<Run> inAndOut = anchors(runs, GenerationBenchmark.KAFKA_IN_AND_OUT, first);
                 Summary ceiling = summary(ceilings);
+                Summary kafka = summary(inAndOut);
                 out.append(
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %d × %d | %s | %s | %s | %.2f | %.1f / %.1f | %.2f / %.2f"
-                                        + " |%n",
+                                "| %s | %d × %d | %s | %s | %s | %.2f | %s | %.2f | %.1f / %.1f /"
+                                        + " %.1f | %.2f / %.2f / %.2f |%n",
                                 first.topology(),
                                 first.producers(),
                                 first.consumers(),
@@ -89,10 +88,14 @@ final class GenerationTables {
                                 rate.format("%.0f"),
                                 ceiling.format("%.0f"),
                                 rate.ratioTo(ceiling),
+                                kafka.format("%.0f"),
+                                rate.ratioTo(kafka),
                                 median(of, Run::cpuSecondsPerGb),
                                 median(ceilings, Run::cpuSecondsPerGb),
+                                median(inAndOut, Run::cpuSecondsPerGb),
                                 median(of, Run::coresBusy),
-                                median(ceilings, Run::coresBusy)));
+                                median(ceilings, Run::coresBusy),
+                                median(inAndOut, Run::coresBusy)));
             }
         }
         out.append(
@@ -140,6 +143,20 @@ final class GenerationTables {
                                 r -> r.topology() + "/" + r.job() + "/" + r.speed(),
                                 LinkedHashMap::new,
                                 Collectors.toList()));
+    }
+
+    /**
+     * The anchor runs ({@code figure} 0) of {@code kind} beside {@code run}: same producers, job.
+     */
+    private static List<Run> anchors(List<Run> runs, String kind, Run run) {
+        return runs.stream()
+                .filter(
+                        r ->
+                                r.figure() == 0
+                                        && r.topology().equals(kind)
+                                        && r.producers() == run.producers()
+                                        && r.job().equals(run.job()))
+                .toList();
     }
 
     private static Summary summary(List<Run> runs) {

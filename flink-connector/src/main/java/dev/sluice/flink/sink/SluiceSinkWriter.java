@@ -212,8 +212,10 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
                 applyProgress();
             }
         } finally {
-            waitedNanos += System.nanoTime() - waitStartNanos;
+            long waited = System.nanoTime() - waitStartNanos;
+            waitedNanos += waited;
             waitingFor = null;
+            LOG.debug("{}#{} waited {} us", key, seq, waited / 1000);
         }
     }
 
