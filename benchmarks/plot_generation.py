@@ -1,7 +1,8 @@
 """Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, after
 seed 001's figures: MB/s per topology and job with compute disabled (Fig. 4) and enabled (Fig. 5)
-beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and the rate achieved at constant speed (Fig. 6) as a share of
-the rate requested (median, whiskers min to max)."""
+beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
+the rate achieved at constant speed (Fig. 6) as a share of the rate requested (median, whiskers
+min to max)."""
 import csv
 import statistics
 import sys
@@ -38,7 +39,8 @@ if __name__ == "__main__":
         width = 0.8 / (3 * len(jobs))
         for j, job in enumerate(jobs):
             bars = [(f"Sluice, job {job}", [rates[(fig, t, job)] for t in TOPOLOGIES])]
-            for kind, label in (("ceiling", "bare producers"), ("kafka in and out", "Kafka in and out")):
+            for kind, label in (("ceiling", "bare producers"),
+                                ("kafka in and out", "Kafka in and out")):
                 bars.append((f"{label}, job {job}",
                              [anchors[(kind, 2 if t.startswith("many-") else 1, job)]
                               for t in TOPOLOGIES]))

@@ -24,6 +24,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -455,7 +456,12 @@ public final class GenerationBenchmark {
                 future.get();
             }
         } finally {
+            if (consumer != null) {
+                // Ends a poll still running after a producer failed; a no-op after the last record.
+                consumer.wakeup();
+            }
             threads.shutdown();
+            threads.awaitTermination(1, TimeUnit.MINUTES);
             if (consumer != null) {
                 consumer.close();
             }
