@@ -32,6 +32,9 @@ final class KafkaClients {
      */
     static KafkaProducer<String, byte[]> producer(Properties clientProperties) {
         Properties props = new Properties();
+        // A command or status is one record that someone waits for: Kafka 4's default linger of
+        // 5 ms would hold each back that long, for a batch that never comes.
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         props.putAll(clientProperties);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

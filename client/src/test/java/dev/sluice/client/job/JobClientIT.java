@@ -103,6 +103,38 @@ class JobClientIT {
     }
 
     @Test
+    void sentStatusesAreWrittenInOrderByTheFlush() throws Exception {
+        try (StatusPublisher publisher =
+                new StatusPublisher(KAFKA.broker().clientProperties(), statusTopic)) {
+            publisher.send(JobStatus.now("job-3", JobState.ACCEPTED));
+            publisher.send(JobStatus.now("job-3", JobState.RUNNING));
+            publisher.send(JobStatus.now("job-3", JobState.COMPLETED));
+            publisher.flush();
+
+            // Read while the publisher is still open: the flush, not the close, wrote them.
+            assertThat(client.awaitStatus("job-3", s -> s.state().isTerminal(), WAIT).state())
+                    .isEqualTo(JobState.COMPLETED);
+            assertThat(client.statuses("job-3"))
+                    .extracting(JobStatus::state)
+                    .containsExactly(JobState.ACCEPTED, JobState.RUNNING, JobState.COMPLETED);
+        }
+    }
+
+    @Test
+    void aStatusThatCouldNotBeWrittenFailsTheFlushAndTheNextSend() {
+        try (StatusPublisher publisher =
+                new StatusPublisher(KAFKA.broker().clientProperties(), "not a topic name")) {
+            publisher.send(JobStatus.now("job-4", JobState.ACCEPTED));
+
+            assertThatThrownBy(publisher::flush)
+                    .isInstanceOf(org.apache.kafka.common.KafkaException.class)
+                    .hasMessageContaining("could not write a job status to not a topic name");
+            assertThatThrownBy(() -> publisher.send(JobStatus.now("job-4", JobState.RUNNING)))
+                    .hasMessageContaining("could not write a job status");
+        }
+    }
+
+    @Test
     void awaitStatusSeesAStatusPublishedWhileItWaits() throws Exception {
         Thread publishing =
                 new Thread(

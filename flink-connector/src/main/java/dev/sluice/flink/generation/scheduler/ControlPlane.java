@@ -32,7 +32,14 @@ public interface ControlPlane extends AutoCloseable {
      */
     Batch poll(Duration timeout);
 
+    /** Sends a job status without waiting for it to be written: {@link #flush} does. */
     void publish(JobStatus status);
+
+    /**
+     * Waits until every status published is written, so that a checkpoint never holds a job state
+     * whose status could still be lost; throws if one could not be.
+     */
+    void flush();
 
     /**
      * Publishes, on the readers' behalf, the end of each of {@code streams} (an end-of-stream

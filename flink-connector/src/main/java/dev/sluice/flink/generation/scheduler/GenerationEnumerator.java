@@ -372,6 +372,9 @@ public final class GenerationEnumerator
 
     @Override
     public GenerationState snapshotState(long checkpointId) {
+        if (control != null) {
+            control.flush();
+        }
         List<GenerationState.Job> live = new ArrayList<>();
         for (ScheduledJob job : jobs.values()) {
             List<ComputeTaskSplit> back = new ArrayList<>(job.returned);

@@ -205,12 +205,17 @@ public final class KafkaControlPlane implements ControlPlane {
 
     @Override
     public void publish(JobStatus status) {
-        statuses.publish(status);
+        statuses.send(status);
         LOG.info(
                 "job {}: {}{}",
                 status.jobId(),
                 status.state(),
                 status.reason().map(r -> " (" + r + ")").orElse(""));
+    }
+
+    @Override
+    public void flush() {
+        statuses.flush();
     }
 
     @Override

@@ -21,6 +21,8 @@ final class FakeControlPlane implements ControlPlane {
     final List<DeliveryProgress> released = new ArrayList<>();
     Map<String, Long> seeked = Map.of();
     long polls;
+    // How many of the published statuses a flush covered.
+    int flushedStatuses;
 
     @Override
     public Set<String> knownJobs() {
@@ -50,6 +52,11 @@ final class FakeControlPlane implements ControlPlane {
     @Override
     public void publish(JobStatus status) {
         published.add(status);
+    }
+
+    @Override
+    public void flush() {
+        flushedStatuses = published.size();
     }
 
     @Override

@@ -230,6 +230,17 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aCheckpointWaitsForEveryStatusPublishedBeforeIt() {
+        submitAndStart(job("flushed"));
+        assertThat(control.states("flushed")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+        assertThat(control.flushedStatuses).as("statuses are sent, not waited for").isZero();
+
+        scheduler.snapshotState(1);
+
+        assertThat(control.flushedStatuses).isEqualTo(control.published.size());
+    }
+
+    @Test
     void aRestoredSchedulerGoesOnWhereItsCheckpointWas() throws Exception {
         submitAndStart(job("long"));
         scheduler.handleSplitRequest(0, "host-a");
