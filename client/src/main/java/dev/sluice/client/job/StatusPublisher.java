@@ -28,11 +28,6 @@ public final class StatusPublisher implements AutoCloseable {
         this.producer = KafkaClients.producer(clientProperties);
     }
 
-    /** Publishes the status; returns once the broker has acknowledged it. */
-    public void publish(JobStatus status) {
-        KafkaClients.sendAndWait(producer, record(status));
-    }
-
     /**
      * Sends the status without waiting for the broker: a scheduler that waited for each
      * acknowledgement (milliseconds with {@code acks=all}) held a job's start back by one for its
