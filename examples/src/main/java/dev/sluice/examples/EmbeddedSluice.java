@@ -9,8 +9,6 @@ import dev.sluice.client.stream.StreamReader;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.Directories;
 import dev.sluice.embedded.KafkaBroker;
-import dev.sluice.flink.generation.GenerationSource;
-import dev.sluice.flink.sink.SluiceSink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -27,10 +24,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * Every part of Sluice on this host, real and started in order: a KRaft Kafka broker (a child JVM
  * from Maven artifacts), {@code sluice-brokerd} on a Unix socket next to it, and the generation
- * pipeline ({@link GenerationSource} into {@link SluiceSink}) running on a Flink MiniCluster. Jobs
- * go in through {@link #jobs()}, the real submission path, and their streams come out through
- * {@link #reader}, as on an output-location node. The demo and the generation benchmarks run on it;
- * closing it stops everything it started, in reverse.
+ * pipeline ({@link GenerationJob}) running on a Flink MiniCluster. Jobs go in through {@link
+ * #jobs()}, the real submission path, and their streams come out through {@link #reader}, as on an
+ * output-location node. The demo and the generation benchmarks run on it; closing it stops
+ * everything it started, in reverse.
  */
 public final class EmbeddedSluice implements AutoCloseable {
     private final KafkaBroker broker;
@@ -96,19 +93,15 @@ public final class EmbeddedSluice implements AutoCloseable {
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createLocalEnvironment(settings.parallelism, conf);
-        // Checkpoints flush the sink (at least once) and keep the scheduler's state restorable.
-        env.enableCheckpointing(1000);
-        env.fromSource(
-                        GenerationSource.builder()
-                                .setBootstrapServers(broker.bootstrapServers())
-                                .build(),
-                        WatermarkStrategy.noWatermarks(),
-                        "generation")
-                .sinkTo(
-                        SluiceSink.builder()
-                                .setBootstrapServers(broker.bootstrapServers())
-                                .setMaxTaskSizeBytes(settings.maxTaskSizeBytes)
-                                .build());
+        GenerationJob.define(
+                env,
+                new GenerationJob.Settings(
+                        broker.bootstrapServers(),
+                        settings.parallelism,
+                        settings.maxTaskSizeBytes,
+                        0,
+                        1000,
+                        Map.of()));
         return env.executeAsync("sluice generation");
     }
 

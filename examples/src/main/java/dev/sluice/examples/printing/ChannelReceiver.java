@@ -14,13 +14,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * The printer side of one colour channel: reads its stream to the end at the job's constant speed,
  * as a print head consumes rows, checking that chunks come in {@code seq} order, each once, and
  * that the stream has exactly the raster's length. It digests the bytes as they come and keeps the
- * raster for the PNG.
+ * raster for the PNG. The demo's channels and the cluster's print heads read with it.
  */
-final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
+public final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
     private static final Duration POLL = Duration.ofMillis(200);
 
     /** What one channel received. */
-    record Result(
+    public record Result(
             Channel channel,
             byte[] raster,
             long chunks,
@@ -35,7 +35,8 @@ final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
     private final AtomicLong received = new AtomicLong();
     private final Duration timeout;
 
-    ChannelReceiver(Channel channel, StreamReader reader, long rasterBytes, Duration timeout) {
+    public ChannelReceiver(
+            Channel channel, StreamReader reader, long rasterBytes, Duration timeout) {
         this.channel = channel;
         this.reader = reader;
         this.raster = new byte[Math.toIntExact(rasterBytes)];
@@ -43,7 +44,7 @@ final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
     }
 
     /** Bytes received so far; read by the progress bar from another thread. */
-    long received() {
+    public long received() {
         return received.get();
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.examples.EmbeddedSluice;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -169,19 +170,15 @@ public final class PrintingDemo {
         List<JobSpec> specs = new ArrayList<>();
         long largestTask = 0;
         for (PrintJob job : options.jobs()) {
-            int chunk = chunkSize(job);
-            long task = RipJobs.rowAlignedTaskSize(job, (long) CHUNKS_PER_TASK * chunk, chunk);
-            largestTask = Math.max(largestTask, task);
-            specs.add(
-                    RipJobs.spec(
+            JobSpec spec =
+                    spec(
                             "print-" + job.name().replace('/', '-'),
                             job,
                             image.toAbsolutePath().toUri(),
                             locations,
-                            task,
-                            chunk,
-                            OptionalLong.of(options.bytesPerSecond()),
-                            true));
+                            options.bytesPerSecond());
+            largestTask = Math.max(largestTask, spec.taskSizeBytes());
+            specs.add(spec);
         }
 
         long started = System.nanoTime();
@@ -410,6 +407,18 @@ public final class PrintingDemo {
     }
 
     /**
+     * The demo's print job: its four channels to {@code locations}, read at {@code bytesPerSecond}
+     * each, in chunks of {@link #chunkSize} and tasks of about 16 chunks of whole rows.
+     */
+    public static JobSpec spec(
+            String id, PrintJob job, URI image, List<String> locations, long bytesPerSecond) {
+        int chunk = chunkSize(job);
+        long task = RipJobs.rowAlignedTaskSize(job, (long) CHUNKS_PER_TASK * chunk, chunk);
+        return RipJobs.spec(
+                id, job, image, locations, task, chunk, OptionalLong.of(bytesPerSecond), true);
+    }
+
+    /**
      * Chunks of 256 KiB, or smaller for a small job, so that even a small channel comes as a run of
      * chunks computed by several tasks on both producers.
      */
@@ -419,7 +428,7 @@ public final class PrintingDemo {
     }
 
     /** The print head of a channel: where its stream goes. */
-    static String outputLocation(Channel channel) {
+    public static String outputLocation(Channel channel) {
         return "printhead-" + channel.streamName();
     }
 }

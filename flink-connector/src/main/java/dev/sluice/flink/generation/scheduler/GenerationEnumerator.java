@@ -185,7 +185,7 @@ public final class GenerationEnumerator
             startIfReady(job);
         }
         if (complete && job.state == JobState.RUNNING) {
-            end(job.spec.id(), JobState.COMPLETED, null);
+            end(job.spec.id(), JobState.COMPLETED, job.locality());
         }
     }
 
@@ -312,6 +312,10 @@ public final class GenerationEnumerator
                         continue;
                     }
                     split = new ComputeTaskSplit(task.get(), 0);
+                }
+                ScheduledJob job = jobs.get(split.jobId());
+                if (job != null) {
+                    job.handedOut(split.task().stream(), producerHosts.getOrDefault(subtask, ""));
                 }
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());

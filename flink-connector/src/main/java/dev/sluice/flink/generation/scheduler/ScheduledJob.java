@@ -37,6 +37,10 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     final Map<String, Integer> readers = new HashMap<>();
     final Map<String, Set<Integer>> ended = new HashMap<>();
     private final UnaryOperator<String> hosts;
+    // Tasks handed out by this scheduler, and those that went to a producer on the host of their
+    // stream's output location: a job's locality, reported in its COMPLETED status.
+    private int tasksHandedOut;
+    private int tasksHandedOutLocally;
 
     ScheduledJob(JobSpec spec, JobState state, long sinceMillis, UnaryOperator<String> hosts) {
         this.spec = spec;
@@ -64,6 +68,22 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
 
     boolean hasWork() {
         return !returned.isEmpty() || !streamsWithWork().isEmpty();
+    }
+
+    /** Counts a task of {@code stream} handed out to a producer on {@code producerHost}. */
+    void handedOut(String stream, String producerHost) {
+        tasksHandedOut++;
+        if (hostOf(stream).equals(producerHost)) {
+            tasksHandedOutLocally++;
+        }
+    }
+
+    /** How many of its tasks this scheduler handed out to producers on their streams' hosts. */
+    String locality() {
+        return tasksHandedOutLocally
+                + " of "
+                + tasksHandedOut
+                + " tasks computed on their output location's host";
     }
 
     @Override

@@ -194,6 +194,22 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void theCompletedStatusSaysHowManyTasksWereComputedOnTheirOutputLocationsHost() {
+        JobSpec job = job("placed");
+        submitAndStart(job);
+        // host-b is node-1's host: its producer gets c1's task; host-a is no stream's host.
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(1)).singleElement().asString().contains("c1");
+        control.progress.add(new DeliveryProgress("placed", "c0", 0, 1, 7, 8192, true));
+        control.progress.add(new DeliveryProgress("placed", "c1", 0, 1, 7, 8192, true));
+        turn();
+        assertThat(control.reason("placed", JobState.COMPLETED))
+                .isEqualTo("1 of 3 tasks computed on their output location's host");
+    }
+
+    @Test
     void aReaderGoneSilentAbortsItsJobButOneAtItsEndDoesNot() {
         submitAndStart(job("quiet"));
         clock.addAndGet(3_000);

@@ -1,0 +1,679 @@
+package dev.sluice.cluster;
+
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.stream.ChunkTopics;
+import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.stream.DeliveryProgressCodec;
+import dev.sluice.examples.printing.Channel;
+import dev.sluice.examples.printing.PrintJob;
+import dev.sluice.examples.printing.PrintingDemo;
+import dev.sluice.examples.printing.RasterImageProcessor;
+import dev.sluice.examples.printing.SequentialRip;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The checks of the demo cluster, run inside it by its client container ({@code sluice-node check
+ * COMMAND}); each prints its figures and exits 0 only when everything it checks holds
+ * (docs/cluster.md):
+ *
+ * <ul>
+ *   <li>{@code setup}: the control, chunk and report topics, each chunk topic's leaders on its
+ *       output location's host; the generation pipeline submitted as a job jar.
+ *   <li>{@code printing}: print jobs through the jobs topic, their channels read at constant speed
+ *       by the print heads of two hosts, each equal to a sequential run, none starved. {@code
+ *       --submit-only} returns once the jobs' first bytes were delivered, for a fault to strike a
+ *       running job; {@code --await ID,...} checks jobs submitted before.
+ *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
+ *       over a topic with leaders on every broker: the exact count, and every record fetched by the
+ *       daemon on its partition's leader's host.
+ *   <li>{@code locality}: each chunk topic's leaders on its output location's host, and the share
+ *       of the completed jobs' tasks computed on their output location's host.
+ * </ul>
+ */
+public final class ClusterChecks {
+    private static final Duration JOB_TIMEOUT = Duration.ofMinutes(10);
+    private static final String GENERATION_JOB_NAME = "sluice generation";
+    private static final int CHUNK_PARTITIONS = 4;
+    private static final int SOURCE_PARTITIONS = 8;
+    private static final Pattern LOCAL_TASKS =
+            Pattern.compile("(\\d+) of (\\d+) tasks computed on their output location's host");
+
+    private final FlinkRest flink = new FlinkRest(URI.create(Topology.FLINK_REST));
+
+    private ClusterChecks() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            Arguments.fail(
+                    "check", "usage: setup | printing [OPTIONS] | source [--records N] | locality");
+        }
+        Arguments options =
+                Arguments.parse(Arrays.copyOfRange(args, 1, args.length), "check " + args[0]);
+        ClusterChecks checks = new ClusterChecks();
+        boolean ok =
+                switch (args[0]) {
+                    case "setup" -> checks.setup();
+                    case "printing" -> checks.printing(options);
+                    case "source" ->
+                            checks.source(Long.parseLong(options.optional("--records", "2000000")));
+                    case "locality" -> checks.locality();
+                    default -> {
+                        Arguments.fail("check", "unknown check " + args[0]);
+                        yield false;
+                    }
+                };
+        System.out.println(ok ? "PASSED " + args[0] : "FAILED " + args[0]);
+        System.exit(ok ? 0 : 1);
+    }
+
+    // ---- setup ----
+
+    private boolean setup() throws Exception {
+        try (Admin admin = admin()) {
+            List<NewTopic> topics = new ArrayList<>();
+            for (String control :
+                    List.of(
+                            JobClient.DEFAULT_JOBS_TOPIC,
+                            JobClient.DEFAULT_STATUS_TOPIC,
+                            DeliveryProgress.DEFAULT_TOPIC,
+                            Printed.TOPIC)) {
+                topics.add(new NewTopic(control, 1, (short) 3));
+            }
+            // A chunk crosses the network once: from its producer to the leader on its output
+            // location's host, whose daemon reads it there.
+            Topology.OUTPUT_LOCATION_HOSTS.forEach(
+                    (location, host) ->
+                            topics.add(
+                                    new NewTopic(
+                                            ChunkTopics.forOutputLocation(location),
+                                            ledBy(List.of(Topology.brokerOf(host))))));
+            create(admin, topics);
+            awaitLeaders(admin, topics.stream().map(NewTopic::name).toList());
+            System.out.printf(
+                    "topics     %d created or present, every partition led%n", topics.size());
+        }
+        List<String> running = flink.jobs(GENERATION_JOB_NAME, "RUNNING");
+        String jobId;
+        if (running.isEmpty()) {
+            long started = System.nanoTime();
+            String jar = flink.upload(Path.of(Topology.GENERATION_JOB_JAR));
+            List<String> args =
+                    new ArrayList<>(
+                            List.of(
+                                    "--bootstrap-servers",
+                                    Topology.BOOTSTRAP_SERVERS,
+                                    "--max-task-size",
+                                    Integer.toString(8 << 20),
+                                    // Seconds of a print head's rows: enough in flight for its
+                                    // speed, and a fault strikes with most of a job left to
+                                    // compute.
+                                    "--in-flight-per-stream",
+                                    Integer.toString(8 << 20)));
+            Topology.OUTPUT_LOCATION_HOSTS.forEach(
+                    (location, host) ->
+                            args.addAll(List.of("--output-location-host", location + "=" + host)));
+            // One producer per host: each host computes, and each print head's host has one.
+            jobId = flink.run(jar, "dev.sluice.examples.GenerationJob", args, 3);
+            await("the generation job running", Duration.ofMinutes(3), () -> running(jobId));
+            System.out.printf(
+                    Locale.ROOT,
+                    "generation job %s submitted as a jar through REST, running in %.1f s%n",
+                    jobId,
+                    (System.nanoTime() - started) / 1e9);
+        } else {
+            jobId = running.get(0);
+            System.out.printf("generation job %s already running%n", jobId);
+        }
+        System.out.printf("producers on %s%n", flink.subtaskHosts(jobId));
+        return true;
+    }
+
+    /** Partitions led by {@code leaders} in turn, each replicated on the other brokers. */
+    private static Map<Integer, List<Integer>> ledBy(List<Integer> leaders) {
+        int partitions = leaders.size() == 1 ? CHUNK_PARTITIONS : SOURCE_PARTITIONS;
+        Map<Integer, List<Integer>> assignment = new TreeMap<>();
+        for (int p = 0; p < partitions; p++) {
+            int leader = leaders.get(p % leaders.size());
+            List<Integer> replicas = new ArrayList<>(List.of(leader));
+            Topology.BROKER_HOSTS.keySet().stream()
+                    .sorted()
+                    .filter(id -> id != leader)
+                    .forEach(replicas::add);
+            assignment.put(p, replicas);
+        }
+        return assignment;
+    }
+
+    private static void create(Admin admin, List<NewTopic> topics) throws Exception {
+        for (NewTopic topic : topics) {
+            try {
+                admin.createTopics(List.of(topic)).all().get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
+        await(
+                "leaders of " + topics,
+                Duration.ofMinutes(1),
+                () -> {
+                    try {
+                        for (TopicDescription d :
+                                admin.describeTopics(topics).allTopicNames().get().values()) {
+                            for (TopicPartitionInfo p : d.partitions()) {
+                                if (p.leader() == null || p.leader().isEmpty()) {
+                                    return false;
+                                }
+                            }
+                        }
+                        return true;
+                    } catch (ExecutionException e) {
+                        return false;
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+    }
+
+    private boolean running(String jobId) {
+        try {
+            return flink.fullyRunning(jobId);
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---- printing ----
+
+    private boolean printing(Arguments options) throws Exception {
+        List<PrintJob> jobs =
+                Arrays.stream(options.optional("--jobs", "A,B/8").split(","))
+                        .map(PrintJob::preset)
+                        .toList();
+        long speed = Math.round(Double.parseDouble(options.optional("--speed", "1.5")) * 1e6);
+        String prefix =
+                options.optional("--prefix", "print-" + System.currentTimeMillis() % 100_000);
+        try (JobClient client =
+                JobClient.builder().bootstrapServers(Topology.BOOTSTRAP_SERVERS).build()) {
+            String awaited = options.optional("--await", null);
+            // A fault may hold a stream up for longer than its readers' buffer: counted, allowed.
+            boolean allowStarvation =
+                    options.optional("--allow-starvation", "false").equals("true");
+            List<JobSpec> specs = new ArrayList<>();
+            if (awaited == null) {
+                for (PrintJob job : jobs) {
+                    JobSpec spec = spec(prefix + "." + job.name().replace('/', '-'), job, speed);
+                    client.submit(spec);
+                    specs.add(spec);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "submitted  %s: job %s, 4 channels of %.1f MB at %.1f MB/s each%n",
+                            spec.id(),
+                            job.name(),
+                            job.channelBytes() / 1e6,
+                            speed / 1e6);
+                }
+                if (options.optional("--submit-only", "false").equals("true")) {
+                    for (JobSpec spec : specs) {
+                        client.awaitStatus(
+                                spec.id(), s -> s.state() != JobState.ACCEPTED, JOB_TIMEOUT);
+                        awaitDelivered(spec, 0.2);
+                    }
+                    System.out.println("running    " + String.join(",", ids(specs)));
+                    return true;
+                }
+                return check(client, specs, jobs, allowStarvation);
+            }
+            for (String id : awaited.split(",")) {
+                specs.add(spec(id, printJobOf(id), speed));
+            }
+            return check(
+                    client,
+                    specs,
+                    specs.stream().map(s -> printJobOf(s.id())).toList(),
+                    allowStarvation);
+        }
+    }
+
+    private static List<String> ids(List<JobSpec> specs) {
+        return specs.stream().map(JobSpec::id).toList();
+    }
+
+    /** A print job's spec; its id ends with the preset it prints ({@code print-1.B-8}). */
+    private static JobSpec spec(String id, PrintJob job, long speed) {
+        return PrintingDemo.spec(
+                id, job, new File(Topology.TEST_CHART).toURI(), Topology.outputLocations(), speed);
+    }
+
+    private static PrintJob printJobOf(String id) {
+        return PrintJob.preset(id.substring(id.lastIndexOf('.') + 1).replace('-', '/'));
+    }
+
+    /** Waits until the readers of {@code spec} report {@code fraction} of its bytes delivered. */
+    private static void awaitDelivered(JobSpec spec, double fraction) throws Exception {
+        long total = spec.streams().stream().mapToLong(StreamSpec::sizeBytes).sum();
+        Map<String, Long> delivered = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            TopicPartition progress = new TopicPartition(DeliveryProgress.DEFAULT_TOPIC, 0);
+            consumer.assign(List.of(progress));
+            consumer.seekToBeginning(List.of(progress));
+            long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
+            while (delivered.values().stream().mapToLong(Long::longValue).sum()
+                    < fraction * total) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException(spec.id() + ": not " + fraction + " delivered");
+                }
+                for (ConsumerRecord<byte[], byte[]> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    DeliveryProgress p = DeliveryProgressCodec.decode(record.key(), record.value());
+                    if (p.job().equals(spec.id())) {
+                        delivered.merge(p.stream(), p.deliveredBytes(), Math::max);
+                    }
+                }
+            }
+        }
+    }
+
+    private boolean check(
+            JobClient client, List<JobSpec> specs, List<PrintJob> jobs, boolean allowStarvation)
+            throws Exception {
+        boolean ok = true;
+        Map<String, Printed> printed = new LinkedHashMap<>();
+        for (JobSpec spec : specs) {
+            JobStatus status =
+                    client.awaitStatus(spec.id(), s -> s.state().isTerminal(), JOB_TIMEOUT);
+            System.out.printf(
+                    "status     %s %s%s%n",
+                    spec.id(), status.state(), status.reason().map(r -> " (" + r + ")").orElse(""));
+            ok &= status.state() == JobState.COMPLETED;
+            printed.putAll(reports(spec));
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "%-16s %-8s %-6s %9s %7s %8s %8s  %s%n",
+                "job",
+                "stream",
+                "host",
+                "MB",
+                "chunks",
+                "MB/s",
+                "starved",
+                "sha-256");
+        for (int i = 0; i < specs.size(); i++) {
+            JobSpec spec = specs.get(i);
+            PrintJob job = jobs.get(i);
+            Map<Channel, byte[]> reference =
+                    SequentialRip.sha256(
+                            new RasterImageProcessor(
+                                    ImageIO.read(new File(Topology.TEST_CHART)),
+                                    job.widthPx(),
+                                    job.heightPx()));
+            for (Channel channel : Channel.values()) {
+                Printed report = printed.get(spec.id() + "/" + channel.streamName());
+                String expected = SequentialRip.hex(reference.get(channel));
+                String expectedHost =
+                        Topology.OUTPUT_LOCATION_HOSTS.get(PrintingDemo.outputLocation(channel));
+                boolean channelOk =
+                        report != null
+                                && report.error() == null
+                                && report.bytes() == job.channelBytes()
+                                && report.sha256().equals(expected)
+                                && (allowStarvation || report.starvationEvents() == 0)
+                                && report.host().equals(expectedHost);
+                ok &= channelOk;
+                if (report == null) {
+                    System.out.printf("%-16s %-8s no report%n", spec.id(), channel.streamName());
+                    continue;
+                }
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-16s %-8s %-6s %9.1f %7d %8.2f %8d  %s%n",
+                        spec.id(),
+                        channel.streamName(),
+                        report.host(),
+                        report.bytes() / 1e6,
+                        report.chunks(),
+                        report.bytesPerSecond() / 1e6,
+                        report.starvationEvents(),
+                        report.error() != null
+                                ? "ERROR " + report.error()
+                                : report.sha256().equals(expected)
+                                        ? report.sha256().substring(0, 16) + " = sequential"
+                                        : report.sha256().substring(0, 16) + " DIFFERS");
+            }
+        }
+        return ok;
+    }
+
+    /** The print heads' reports of the job's four channels. */
+    private static Map<String, Printed> reports(JobSpec spec) throws Exception {
+        Map<String, Printed> reports = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            TopicPartition topic = new TopicPartition(Printed.TOPIC, 0);
+            consumer.assign(List.of(topic));
+            consumer.seekToBeginning(List.of(topic));
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (reports.size() < spec.streams().size() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    Printed printed = Printed.fromJson(record.value());
+                    if (printed.job().equals(spec.id())) {
+                        reports.put(printed.job() + "/" + printed.stream(), printed);
+                    }
+                }
+            }
+        }
+        return reports;
+    }
+
+    // ---- source ----
+
+    private boolean source(long records) throws Exception {
+        String topic = "sluice-check-records-" + System.currentTimeMillis();
+        Map<Integer, Long> produced = new TreeMap<>();
+        Map<Integer, Integer> leaders = new TreeMap<>();
+        try (Admin admin = admin()) {
+            create(admin, List.of(new NewTopic(topic, ledBy(List.of(1, 2, 3)))));
+            awaitLeaders(admin, List.of(topic));
+            long started = System.nanoTime();
+            produce(topic, records, produced);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < SOURCE_PARTITIONS; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            long logged = 0;
+            for (var offsets : admin.listOffsets(latest).all().get().entrySet()) {
+                long end = offsets.getValue().offset();
+                logged += end;
+                if (end != produced.get(offsets.getKey().partition())) {
+                    System.out.printf(
+                            "partition %d: %d acknowledged, %d in the log%n",
+                            offsets.getKey().partition(),
+                            produced.get(offsets.getKey().partition()),
+                            end);
+                    return false;
+                }
+            }
+            for (TopicPartitionInfo p :
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get()
+                            .get(topic)
+                            .partitions()) {
+                leaders.put(p.partition(), p.leader().id());
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "produced   %d records of 100 B to %s (%d partitions, leaders %s) in %.1f s;"
+                            + " %d in the logs%n",
+                    records,
+                    topic,
+                    SOURCE_PARTITIONS,
+                    leaders.values(),
+                    (System.nanoTime() - started) / 1e9,
+                    logged);
+        }
+
+        Map<String, Map<String, Long>> before = DaemonMetrics.fetchedByLeader();
+        long started = System.nanoTime();
+        String jar = flink.upload(Path.of(Topology.EXAMPLE_JOB_JAR));
+        String jobId =
+                flink.run(
+                        jar,
+                        "dev.sluice.examples.job.CountJob",
+                        List.of(
+                                "--bootstrap-servers",
+                                Topology.BOOTSTRAP_SERVERS,
+                                "--topic",
+                                topic,
+                                "--mode",
+                                "PUSH"),
+                        3);
+        Map<String, List<String>> placement = new HashMap<>();
+        await(
+                "the count job finished",
+                JOB_TIMEOUT,
+                () -> {
+                    try {
+                        if (placement.isEmpty() && "RUNNING".equals(flink.state(jobId))) {
+                            Map<String, List<String>> hosts = flink.subtaskHosts(jobId);
+                            if (hosts.values().stream()
+                                    .flatMap(List::stream)
+                                    .noneMatch(h -> h.startsWith("("))) {
+                                placement.putAll(hosts);
+                            }
+                        }
+                        String state = flink.state(jobId);
+                        if (state.equals("FAILED") || state.equals("CANCELED")) {
+                            throw new IllegalStateException("the count job " + state);
+                        }
+                        return state.equals("FINISHED");
+                    } catch (IOException e) {
+                        return false;
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        double seconds = (System.nanoTime() - started) / 1e9;
+        Map<String, String> accumulators = flink.accumulators(jobId);
+        Map<String, Map<String, Long>> after = DaemonMetrics.fetchedByLeader();
+
+        boolean ok = true;
+        long counted = Long.parseLong(accumulators.getOrDefault("records", "-1"));
+        System.out.printf(
+                Locale.ROOT,
+                "count job  %s submitted as a jar through REST, PUSH, parallelism 3, readers on %s:"
+                        + " %d records counted in %.1f s (produced %d)%n",
+                jobId,
+                placement.values().stream().findFirst().orElse(List.of()),
+                counted,
+                seconds,
+                records);
+        ok &= counted == records;
+        for (var partition : produced.entrySet()) {
+            long count =
+                    Long.parseLong(
+                            accumulators.getOrDefault(
+                                    "records-partition-" + partition.getKey(), "-1"));
+            if (count != partition.getValue()) {
+                System.out.printf(
+                        "partition %d: counted %d, produced %d%n",
+                        partition.getKey(), count, partition.getValue());
+                ok = false;
+            }
+        }
+        long local = 0;
+        long remote = 0;
+        for (String daemonHost : Topology.BROKER_HOSTS.values()) {
+            Map<String, Long> was = before.getOrDefault(daemonHost, Map.of());
+            for (var leader : after.getOrDefault(daemonHost, Map.of()).entrySet()) {
+                long fetched = leader.getValue() - was.getOrDefault(leader.getKey(), 0L);
+                if (fetched == 0) {
+                    continue;
+                }
+                boolean isLocal = leader.getKey().startsWith(daemonHost + ":");
+                System.out.printf(
+                        "daemon     %s fetched %d records from the leader at %s (%s)%n",
+                        daemonHost, fetched, leader.getKey(), isLocal ? "its host" : "REMOTE");
+                if (isLocal) {
+                    local += fetched;
+                } else {
+                    remote += fetched;
+                }
+            }
+        }
+        double fraction = local + remote == 0 ? 0 : (double) local / (local + remote);
+        System.out.printf(
+                Locale.ROOT,
+                "locality   %.3f of the records fetched were fetched by the daemon on their"
+                        + " leader's host (%d of %d)%n",
+                fraction,
+                local,
+                local + remote);
+        ok &= remote == 0 && local >= records;
+        return ok;
+    }
+
+    private static void produce(String topic, long records, Map<Integer, Long> acknowledged)
+            throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 << 10);
+        byte[] value = new byte[100];
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
+            for (long i = 0; i < records; i++) {
+                int partition = (int) (i % SOURCE_PARTITIONS);
+                value[0] = (byte) i;
+                pending.add(
+                        producer.send(
+                                new ProducerRecord<>(topic, partition, null, value.clone()),
+                                (metadata, error) -> {
+                                    if (error == null) {
+                                        synchronized (acknowledged) {
+                                            acknowledged.merge(metadata.partition(), 1L, Long::sum);
+                                        }
+                                    }
+                                }));
+                if (pending.size() >= 100_000) {
+                    producer.flush();
+                    pending.clear();
+                }
+            }
+            producer.flush();
+        }
+        long total = acknowledged.values().stream().mapToLong(Long::longValue).sum();
+        if (total != records) {
+            throw new IllegalStateException(total + " of " + records + " records acknowledged");
+        }
+    }
+
+    // ---- locality ----
+
+    private boolean locality() throws Exception {
+        int partitions = 0;
+        int local = 0;
+        try (Admin admin = admin()) {
+            for (var location : Topology.OUTPUT_LOCATION_HOSTS.entrySet()) {
+                String topic = ChunkTopics.forOutputLocation(location.getKey());
+                int wanted = Topology.brokerOf(location.getValue());
+                for (TopicPartitionInfo p :
+                        admin.describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get()
+                                .get(topic)
+                                .partitions()) {
+                    partitions++;
+                    if (p.leader() != null && p.leader().id() == wanted) {
+                        local++;
+                    }
+                }
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "leaders    %d of %d chunk-topic partitions led by the broker on their output"
+                        + " location's host (%.2f)%n",
+                local,
+                partitions,
+                (double) local / partitions);
+        // The scheduler's COMPLETED statuses say where the jobs' tasks were computed.
+        int tasks = 0;
+        int localTasks = 0;
+        try (JobClient client =
+                JobClient.builder().bootstrapServers(Topology.BOOTSTRAP_SERVERS).build()) {
+            for (JobStatus status : client.statuses()) {
+                Matcher m = LOCAL_TASKS.matcher(status.reason().orElse(""));
+                if (status.state() == JobState.COMPLETED && m.find()) {
+                    localTasks += Integer.parseInt(m.group(1));
+                    tasks += Integer.parseInt(m.group(2));
+                }
+            }
+        }
+        // Host-blind placement would compute a task on its stream's host a third of the time
+        // here (host3 prints nothing; host1 and host2 each print half the streams).
+        double share = tasks == 0 ? 0 : (double) localTasks / tasks;
+        System.out.printf(
+                Locale.ROOT,
+                "producers %d of %d tasks of the completed jobs computed on their output"
+                        + " location's host (%.2f)%n",
+                localTasks,
+                tasks,
+                share);
+        return local == partitions && share > 1.0 / 3;
+    }
+
+    // ---- helpers ----
+
+    private static Admin admin() {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
+        return Admin.create(props);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer() {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static void await(String what, Duration timeout, BooleanSupplier condition)
+            throws TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("waited " + timeout + " for " + what);
+            }
+            Thread.sleep(250);
+        }
+    }
+}

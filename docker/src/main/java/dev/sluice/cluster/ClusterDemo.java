@@ -1,0 +1,224 @@
+package dev.sluice.cluster;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Builds the demo cluster's image, brings the cluster up on this machine's Docker, and runs its
+ * checks and faults, printing their figures ({@code ./sluice cluster demo}; docs/cluster.md).
+ * {@code ClusterIT} runs the same in the README's test command. The checks run inside the cluster
+ * ({@link ClusterChecks}, in the client container); the faults are done from here, to a job that is
+ * running: a TaskManager killed, a Kafka broker stopped, a daemon killed with SIGKILL.
+ *
+ * <p>{@code --root DIR build | up | demo | down [--project NAME] [--keep]}
+ */
+public final class ClusterDemo {
+    private static final Duration UP_TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration CHECK_TIMEOUT = Duration.ofMinutes(15);
+
+    /** One step of the demo and how it went. */
+    public record Step(String name, boolean passed, double seconds) {}
+
+    private final ClusterImage image;
+    private final Compose compose;
+    private final PrintStream out;
+    private final List<Step> steps = new ArrayList<>();
+
+    ClusterDemo(Path root, String project, Map<String, String> environment, PrintStream out) {
+        this.image = new ClusterImage(root);
+        this.compose = new Compose(root.resolve("docker/docker-compose.yml"), project, environment);
+        this.out = out;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Arguments options = Arguments.parse(args, "cluster");
+        if (options.positional().size() != 1) {
+            Arguments.fail(
+                    "cluster",
+                    "usage: --root DIR build | up | demo | down [--project NAME] [--keep true]");
+        }
+        ClusterDemo demo =
+                new ClusterDemo(
+                        Path.of(options.required("--root")),
+                        options.optional("--project", "sluice"),
+                        Map.of(),
+                        System.out);
+        boolean ok = true;
+        switch (options.positional().get(0)) {
+            case "build" -> demo.build();
+            case "up" -> demo.up();
+            case "down" -> demo.compose.down();
+            case "demo" -> ok = demo.demo(options.optional("--keep", "false").equals("true"));
+            default -> Arguments.fail("cluster", "unknown command " + options.positional().get(0));
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    /** Steps so far, in order. */
+    List<Step> steps() {
+        return List.copyOf(steps);
+    }
+
+    void build() throws Exception {
+        step(
+                "image build",
+                () -> {
+                    image.build(line -> {});
+                    return true;
+                });
+    }
+
+    void up() throws Exception {
+        step(
+                "cluster up",
+                () -> {
+                    compose.up(UP_TIMEOUT);
+                    return true;
+                });
+    }
+
+    /** Everything, from the image to the last fault; true when every step passed. */
+    boolean demo(boolean keepUp) throws Exception {
+        try {
+            build();
+            compose.down();
+            up();
+            check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "1.5");
+            check("b. SluiceSource PUSH job", "source", "--records", "2000000");
+            check("c. generation locality", "locality");
+            fault(
+                    "d. TaskManager killed",
+                    "tm",
+                    () -> compose.kill("taskmanager-2"),
+                    () -> compose.start("taskmanager-2"));
+            fault(
+                    "d. Kafka broker stopped",
+                    "broker",
+                    () -> compose.stop("kafka-2"),
+                    () -> compose.start("kafka-2"));
+            fault(
+                    "d. sluice-brokerd killed",
+                    "daemon",
+                    // SIGKILL to the daemon, not its container: the container's restart policy
+                    // brings a new daemon up on the same host, shared memory and socket folder.
+                    () -> exec("brokerd-1", "pkill", "-KILL", "-x", "sluice-brokerd"),
+                    () -> {});
+        } catch (Exception e) {
+            out.println("cluster: " + e);
+            steps.add(new Step(e.getClass().getSimpleName(), false, 0));
+        } finally {
+            summary();
+            if (!keepUp) {
+                compose.down();
+            }
+        }
+        return !steps.isEmpty() && steps.stream().allMatch(Step::passed);
+    }
+
+    /**
+     * A fault during a running job: a print job is submitted, {@code strike} happens once a fifth
+     * of it was delivered (most of it still to compute: 8 MiB in flight per stream of 20 MB), and
+     * the job must still end with every channel complete, in order, once, and equal to the
+     * sequential run; then {@code heal}.
+     */
+    private void fault(String name, String id, Action strike, Action heal) throws Exception {
+        String prefix = "fault-" + id + "-" + System.currentTimeMillis() % 100_000;
+        step(
+                name,
+                () -> {
+                    if (!checks(
+                            "printing",
+                            "--jobs",
+                            "A",
+                            "--speed",
+                            "0.5",
+                            "--prefix",
+                            prefix,
+                            "--submit-only",
+                            "true")) {
+                        return false;
+                    }
+                    out.println("  fault: " + name);
+                    strike.run();
+                    boolean ok =
+                            checks(
+                                    "printing",
+                                    "--await",
+                                    prefix + ".A",
+                                    "--allow-starvation",
+                                    "true");
+                    heal.run();
+                    compose.awaitHealthy(UP_TIMEOUT);
+                    return ok;
+                });
+    }
+
+    private void check(String name, String... args) throws Exception {
+        step(name, () -> checks(args));
+    }
+
+    private boolean checks(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("sluice-node", "check"));
+        command.addAll(List.of(args));
+        return compose.exec(
+                        CHECK_TIMEOUT,
+                        line -> out.println("  " + line),
+                        "client",
+                        command.toArray(String[]::new))
+                == 0;
+    }
+
+    private void exec(String service, String... command) throws Exception {
+        int code = compose.exec(Duration.ofMinutes(1), out::println, service, command);
+        if (code != 0) {
+            throw new IllegalStateException(
+                    String.join(" ", command) + " in " + service + " exited " + code);
+        }
+    }
+
+    private void step(String name, Check check) throws Exception {
+        out.println("== " + name);
+        long started = System.nanoTime();
+        boolean passed = false;
+        try {
+            passed = check.run();
+        } finally {
+            Step step = new Step(name, passed, (System.nanoTime() - started) / 1e9);
+            steps.add(step);
+            out.printf(
+                    Locale.ROOT,
+                    "== %s: %s in %.1f s%n",
+                    name,
+                    passed ? "passed" : "FAILED",
+                    step.seconds());
+        }
+    }
+
+    private void summary() {
+        out.println();
+        out.printf("%-30s %-7s %8s%n", "step", "result", "seconds");
+        for (Step step : steps) {
+            out.printf(
+                    Locale.ROOT,
+                    "%-30s %-7s %8.1f%n",
+                    step.name(),
+                    step.passed() ? "passed" : "FAILED",
+                    step.seconds());
+        }
+    }
+
+    @FunctionalInterface
+    private interface Check {
+        boolean run() throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
+    }
+}

@@ -1,0 +1,179 @@
+package dev.sluice.cluster;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The demo cluster's compose project, driven from this machine through {@code docker-compose} and
+ * {@code docker}: what the cluster's driver and its test do to it (up, down, exec, kill, stop).
+ */
+final class Compose {
+    private final Path file;
+    private final String project;
+    private final Map<String, String> environment;
+
+    /**
+     * @param file docker/docker-compose.yml
+     * @param project the compose project name: its containers, network and volumes are named by it
+     * @param environment variables the compose file reads (image, Flink UI port)
+     */
+    Compose(Path file, String project, Map<String, String> environment) {
+        this.file = file;
+        this.project = project;
+        this.environment = Map.copyOf(environment);
+    }
+
+    String project() {
+        return project;
+    }
+
+    /** Starts every service and waits until each one's health check passes. */
+    void up(Duration timeout) throws IOException, InterruptedException, TimeoutException {
+        // Compose starts a service once those it depends on are healthy; the last ones are
+        // waited for here (docker-compose 1.29 has no --wait).
+        run(timeout, "up", "-d", "--remove-orphans");
+        awaitHealthy(timeout);
+    }
+
+    /** Waits until every container of the project is healthy, or running if it has no check. */
+    void awaitHealthy(Duration timeout) throws IOException, InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<String> ids = lines(output(Duration.ofMinutes(1), compose("ps", "-q")));
+            List<String> states = new ArrayList<>();
+            if (!ids.isEmpty()) {
+                List<String> inspect =
+                        new ArrayList<>(
+                                List.of(
+                                        "docker",
+                                        "inspect",
+                                        "-f",
+                                        "{{.Name}} {{if .State.Health}}{{.State.Health.Status}}"
+                                                + "{{else}}{{.State.Status}}{{end}}"));
+                inspect.addAll(ids);
+                states = lines(output(Duration.ofMinutes(1), inspect));
+            }
+            List<String> waiting =
+                    states.stream()
+                            .filter(s -> !s.endsWith(" healthy") && !s.endsWith(" running"))
+                            .toList();
+            if (!ids.isEmpty() && waiting.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("not healthy after " + timeout + ": " + waiting);
+            }
+            TimeUnit.SECONDS.sleep(1);
+        }
+    }
+
+    /** Stops and removes the project's containers, network and volumes. */
+    void down() throws IOException, InterruptedException {
+        run(Duration.ofMinutes(3), "down", "-v", "--remove-orphans", "--timeout", "5");
+    }
+
+    /**
+     * Runs {@code command} in {@code service}'s container without a terminal, its output lines
+     * passed to {@code out} as they come; returns the exit code.
+     */
+    int exec(Duration timeout, Consumer<String> out, String service, String... command)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("exec", "-T", service));
+        args.addAll(List.of(command));
+        return stream(timeout, out, compose(args.toArray(String[]::new)));
+    }
+
+    /** {@code docker kill}: SIGKILL to the container, which stays down until started. */
+    void kill(String service) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(1), "kill", service);
+    }
+
+    void stop(String service) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(2), "stop", "--timeout", "10", service);
+    }
+
+    void start(String service) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(2), "start", service);
+    }
+
+    /** The project's log of {@code service}, its last lines. */
+    String logs(String service, int lines) throws IOException, InterruptedException {
+        return output(
+                Duration.ofMinutes(1),
+                compose("logs", "--no-color", "--tail", "" + lines, service));
+    }
+
+    private void run(Duration timeout, String... args) throws IOException, InterruptedException {
+        StringBuilder output = new StringBuilder();
+        int code = stream(timeout, line -> output.append(line).append('\n'), compose(args));
+        if (code != 0) {
+            throw new IOException(
+                    "docker-compose "
+                            + String.join(" ", args)
+                            + " exited "
+                            + code
+                            + ":\n"
+                            + output);
+        }
+    }
+
+    private List<String> compose(String... args) {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                "docker-compose",
+                                "-f",
+                                file.toString(),
+                                "-p",
+                                project,
+                                "--ansi",
+                                "never"));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private String output(Duration timeout, List<String> command)
+            throws IOException, InterruptedException {
+        StringBuilder output = new StringBuilder();
+        int code = stream(timeout, line -> output.append(line).append('\n'), command);
+        if (code != 0) {
+            throw new IOException(String.join(" ", command) + " exited " + code + ":\n" + output);
+        }
+        return output.toString();
+    }
+
+    private int stream(Duration timeout, Consumer<String> out, List<String> command)
+            throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        Thread reader =
+                new Thread(
+                        () -> {
+                            try (var lines = process.inputReader(StandardCharsets.UTF_8).lines()) {
+                                lines.forEach(out);
+                            }
+                        },
+                        "sluice-compose-output");
+        reader.start();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            reader.join();
+            throw new IOException(String.join(" ", command) + ": no end after " + timeout);
+        }
+        reader.join();
+        return process.exitValue();
+    }
+
+    private static List<String> lines(String text) {
+        return text.lines().map(String::strip).filter(s -> !s.isEmpty()).toList();
+    }
+}

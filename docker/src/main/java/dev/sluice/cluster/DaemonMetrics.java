@@ -1,0 +1,53 @@
+package dev.sluice.cluster;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What each host's {@code sluice-brokerd} fetched from which leader, read from its Prometheus
+ * endpoint ({@code sluice_fetch_records_total}, docs/brokerd.md): a daemon that reads only its own
+ * host's leaders is what the source's placement is for.
+ */
+final class DaemonMetrics {
+    private static final Pattern FETCHED =
+            Pattern.compile(
+                    "^sluice_fetch_records_total\\{leader=\"([^\"]+)\"\\} (\\d+)",
+                    Pattern.MULTILINE);
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private DaemonMetrics() {}
+
+    /** Records fetched so far, by daemon host, then by leader address. */
+    static Map<String, Map<String, Long>> fetchedByLeader()
+            throws IOException, InterruptedException {
+        Map<String, Map<String, Long>> fetched = new TreeMap<>();
+        for (String host : Topology.BROKER_HOSTS.values()) {
+            HttpResponse<String> metrics =
+                    HTTP.send(
+                            HttpRequest.newBuilder(URI.create(Topology.metricsUrl(host)))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            if (metrics.statusCode() != 200) {
+                throw new IOException(host + " metrics: HTTP " + metrics.statusCode());
+            }
+            Map<String, Long> byLeader = new HashMap<>();
+            Matcher m = FETCHED.matcher(metrics.body());
+            while (m.find()) {
+                byLeader.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
+            }
+            fetched.put(host, byLeader);
+        }
+        return fetched;
+    }
+}

@@ -1,0 +1,165 @@
+package dev.sluice.cluster;
+
+import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobCommandReader;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.stream.StreamReader;
+import dev.sluice.examples.printing.Channel;
+import dev.sluice.examples.printing.ChannelReceiver;
+import dev.sluice.examples.printing.SequentialRip;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * An output-location node of the demo cluster: the print heads of some inks on one host. It watches
+ * the jobs topic and, for every print job submitted from then on with a stream to one of its output
+ * locations, reads that stream through its host's {@code sluice-brokerd} at the job's constant
+ * speed, as a print head consumes rows ({@link ChannelReceiver}: in {@code seq} order, each chunk
+ * once, the raster's length), then reports what it printed on {@value Printed#TOPIC}. The scheduler
+ * starts a job once every stream has its reader, so a print head that is up before a submission
+ * reads the job from its first chunk.
+ *
+ * <p>{@code --bootstrap-servers HOST:PORT,... --host NAME --locations LOC[,LOC...] [--socket PATH]
+ * [--ready-file PATH]}
+ */
+public final class PrintHead {
+    private static final Duration CHANNEL_TIMEOUT = Duration.ofMinutes(10);
+
+    private final String bootstrapServers;
+    private final String host;
+    private final Set<String> locations;
+    private final BrokerdClient brokerd;
+    private final KafkaProducer<byte[], byte[]> reports;
+    private final ExecutorService channels = Executors.newCachedThreadPool();
+
+    private PrintHead(String bootstrapServers, String host, Set<String> locations, Path socket) {
+        this.bootstrapServers = bootstrapServers;
+        this.host = host;
+        this.locations = locations;
+        this.brokerd = BrokerdClient.builder(socket).build();
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        this.reports =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    public static void main(String[] args) throws Exception {
+        Arguments arguments = Arguments.parse(args, "print head");
+        PrintHead head =
+                new PrintHead(
+                        arguments.required("--bootstrap-servers"),
+                        arguments.required("--host"),
+                        Set.of(arguments.required("--locations").split(",")),
+                        Path.of(arguments.optional("--socket", "/run/sluice/brokerd.sock")));
+        head.run(arguments.optional("--ready-file", null));
+    }
+
+    private void run(String readyFile) throws IOException {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(
+                                props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                JobCommandReader commands = new JobCommandReader(consumer)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(JobClient.DEFAULT_JOBS_TOPIC)
+                    .forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            consumer.assign(partitions);
+            // Jobs submitted from now on: a restarted print head does not print old jobs again.
+            consumer.seekToEnd(partitions);
+            partitions.forEach(consumer::position);
+            if (readyFile != null) {
+                Files.writeString(Path.of(readyFile), host + "\n");
+            }
+            System.out.printf("print head on %s: output locations %s%n", host, locations);
+            while (true) {
+                for (JobCommand command : commands.poll(Duration.ofSeconds(1))) {
+                    if (command instanceof JobCommand.Submit submit) {
+                        print(submit.spec());
+                    }
+                }
+            }
+        }
+    }
+
+    private void print(JobSpec job) {
+        for (StreamSpec stream : job.streams()) {
+            if (locations.contains(stream.outputLocation())) {
+                channels.submit(() -> printChannel(job, stream));
+            }
+        }
+    }
+
+    private void printChannel(JobSpec job, StreamSpec stream) {
+        Printed printed;
+        try {
+            StreamReader.Builder builder =
+                    StreamReader.builder(brokerd, job, stream.name())
+                            .bootstrapServers(bootstrapServers);
+            // A print head starts printing one task after the first chunk came, as the
+            // benchmarks' paced readers do (docs/stream-reader.md): a stream's chunks come a task
+            // at a time, and a late task must not leave the head without rows.
+            stream.rateBytesPerSecond()
+                    .ifPresent(
+                            rate ->
+                                    builder.startDelay(
+                                            Duration.ofNanos(
+                                                    Math.round(job.taskSizeBytes() * 1e9 / rate))));
+            StreamReader reader = builder.open();
+            ChannelReceiver.Result result =
+                    new ChannelReceiver(
+                                    Channel.ofStream(stream.name()),
+                                    reader,
+                                    stream.sizeBytes(),
+                                    CHANNEL_TIMEOUT)
+                            .call();
+            printed =
+                    new Printed(
+                            job.id(),
+                            stream.name(),
+                            host,
+                            result.raster().length,
+                            result.chunks(),
+                            SequentialRip.hex(result.sha256()),
+                            result.stats().starvationEvents(),
+                            result.stats().achievedRateBytesPerSecond(),
+                            null);
+        } catch (Exception e) {
+            printed = new Printed(job.id(), stream.name(), host, 0, 0, "", 0, 0, e.toString());
+        }
+        System.out.printf(
+                "%s/%s: %d bytes, %d chunks, %s%n",
+                printed.job(),
+                printed.stream(),
+                printed.bytes(),
+                printed.chunks(),
+                printed.error() == null ? "sha-256 " + printed.sha256() : printed.error());
+        reports.send(
+                new ProducerRecord<>(
+                        Printed.TOPIC,
+                        (printed.job() + "/" + printed.stream()).getBytes(),
+                        printed.toJson()));
+        reports.flush();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.sluice.cluster;
+
+import dev.sluice.examples.printing.Channel;
+import dev.sluice.examples.printing.PrintingDemo;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The demo cluster's layout, as docker-compose.yml lays it out: which broker is on which host, and
+ * which host each print head (output location) is on. The checks place topics by it and compare
+ * what they measure with it.
+ */
+final class Topology {
+    /** Hosts by their Kafka broker's node id. */
+    static final Map<Integer, String> BROKER_HOSTS = Map.of(1, "host1", 2, "host2", 3, "host3");
+
+    /** The print heads' output locations, in channel order, with their hosts. */
+    static final Map<String, String> OUTPUT_LOCATION_HOSTS = outputLocationHosts();
+
+    static final String BOOTSTRAP_SERVERS = "host1:9092,host2:9092,host3:9092";
+
+    /** Where each daemon serves its Prometheus metrics. */
+    static String metricsUrl(String host) {
+        return "http://" + host + ":9464/metrics";
+    }
+
+    /** The Flink JobManager's REST API. */
+    static final String FLINK_REST = "http://jobmanager:8081";
+
+    /** The jobs' input image, in the image at the same path on every host. */
+    static final String TEST_CHART = "/opt/sluice/share/sluice/test-chart.png";
+
+    /** The job jars in the image. */
+    static final String GENERATION_JOB_JAR = "/opt/sluice/jobs/sluice-generation-job.jar";
+
+    static final String EXAMPLE_JOB_JAR = "/opt/sluice/jobs/sluice-example-job.jar";
+
+    private Topology() {}
+
+    static int brokerOf(String host) {
+        return BROKER_HOSTS.entrySet().stream()
+                .filter(e -> e.getValue().equals(host))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no broker on " + host))
+                .getKey();
+    }
+
+    static List<String> outputLocations() {
+        return List.copyOf(OUTPUT_LOCATION_HOSTS.keySet());
+    }
+
+    // Cyan and magenta print on host1, yellow and black on host2; host3 only computes.
+    private static Map<String, String> outputLocationHosts() {
+        Map<String, String> hosts = new LinkedHashMap<>();
+        for (Channel channel : Channel.values()) {
+            hosts.put(
+                    PrintingDemo.outputLocation(channel),
+                    channel.ordinal() < 2 ? "host1" : "host2");
+        }
+        return java.util.Collections.unmodifiableMap(hosts);
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sluice.examples;
+
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.flink.generation.GenerationSource;
+import dev.sluice.flink.generation.GenerationSourceBuilder;
+import dev.sluice.flink.sink.SluiceSink;
+import dev.sluice.flink.sink.SluiceSinkBuilder;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The generation pipeline as a Flink job: {@link GenerationSource} (the scheduler and the
+ * producers) into {@link SluiceSink}. It runs every job submitted on the jobs topic, whatever its
+ * generator, as long as the generator's class is in this job's jar: the examples' job jar carries
+ * the digital-printing RIP ({@code sluice-examples-*-job.jar}, submitted to a session cluster as
+ * any Flink job is). {@link EmbeddedSluice} runs the same pipeline on a MiniCluster.
+ *
+ * <p>{@code --bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]
+ * [--in-flight-per-stream BYTES] [--checkpoint-interval MS] [--output-location-host
+ * LOCATION=HOST]...}
+ */
+public final class GenerationJob {
+    private GenerationJob() {}
+
+    /** Settings of the pipeline; {@link #parse} reads them from the job's arguments. */
+    public record Settings(
+            String bootstrapServers,
+            int parallelism,
+            long maxTaskSizeBytes,
+            long inFlightBytesPerStream,
+            long checkpointIntervalMillis,
+            Map<String, String> outputLocationHosts) {
+
+        public Settings {
+            Objects.requireNonNull(bootstrapServers, "bootstrap servers");
+            outputLocationHosts = Map.copyOf(outputLocationHosts);
+        }
+
+        static Settings parse(String[] args) {
+            String bootstrap = null;
+            int parallelism = 0;
+            long taskSize = JobSpec.DEFAULT_TASK_SIZE_BYTES;
+            long inFlight = 0;
+            long checkpoint = 1000;
+            Map<String, String> hosts = new TreeMap<>();
+            for (int i = 0; i < args.length; i += 2) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(args[i] + " needs a value");
+                }
+                String value = args[i + 1];
+                switch (args[i]) {
+                    case "--bootstrap-servers" -> bootstrap = value;
+                    case "--parallelism" -> parallelism = positive(args[i], value);
+                    case "--max-task-size" -> taskSize = positive(args[i], value);
+                    case "--in-flight-per-stream" -> inFlight = positive(args[i], value);
+                    case "--checkpoint-interval" -> checkpoint = positive(args[i], value);
+                    case "--output-location-host" -> {
+                        int eq = value.indexOf('=');
+                        if (eq < 1 || eq == value.length() - 1) {
+                            throw new IllegalArgumentException(
+                                    "--output-location-host: LOCATION=HOST, got '" + value + "'");
+                        }
+                        hosts.put(value.substring(0, eq), value.substring(eq + 1));
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            if (bootstrap == null) {
+                throw new IllegalArgumentException("--bootstrap-servers is required");
+            }
+            return new Settings(bootstrap, parallelism, taskSize, inFlight, checkpoint, hosts);
+        }
+
+        private static int positive(String option, String value) {
+            try {
+                int parsed = Integer.parseInt(value);
+                if (parsed > 0) {
+                    return parsed;
+                }
+            } catch (NumberFormatException e) {
+                // answered below
+            }
+            throw new IllegalArgumentException(option + ": a positive number, got '" + value + "'");
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Settings settings;
+        try {
+            settings = Settings.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(
+                    "generation job: "
+                            + e.getMessage()
+                            + "\nusage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
+                            + " [--max-task-size BYTES] [--in-flight-per-stream BYTES]"
+                            + " [--checkpoint-interval MS]"
+                            + " [--output-location-host LOCATION=HOST]...");
+            System.exit(2);
+            return;
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        define(env, settings);
+        env.execute("sluice generation");
+    }
+
+    /** Adds the pipeline to {@code env}. */
+    public static void define(StreamExecutionEnvironment env, Settings settings) {
+        if (settings.parallelism() > 0) {
+            env.setParallelism(settings.parallelism());
+        }
+        // Checkpoints flush the sink (at least once) and keep the scheduler's state restorable.
+        env.enableCheckpointing(settings.checkpointIntervalMillis());
+        GenerationSourceBuilder source =
+                GenerationSource.builder().setBootstrapServers(settings.bootstrapServers());
+        settings.outputLocationHosts().forEach(source::setOutputLocationHost);
+        SluiceSinkBuilder sink =
+                SluiceSink.builder()
+                        .setBootstrapServers(settings.bootstrapServers())
+                        .setMaxTaskSizeBytes(settings.maxTaskSizeBytes());
+        if (settings.inFlightBytesPerStream() > 0) {
+            sink.setInFlightBytesPerStream(settings.inFlightBytesPerStream());
+        }
+        env.fromSource(source.build(), WatermarkStrategy.noWatermarks(), "generation")
+                .sinkTo(sink.build());
+    }
+}
