@@ -7,8 +7,12 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
-# Installed binaries keep finding libarrow inside the project's Python environment.
-set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+include(GNUInstallDirs)
+# An installed tree runs wherever it is copied (docs/brokerd.md, "Installing"): programs in bin/
+# find libsluice and libarrow, which are installed beside each other in lib/, through a path
+# relative to themselves; libraries set "$ORIGIN" themselves. Build-tree binaries keep absolute
+# paths to the libraries they were linked with (CMake's build RPATH), as the tests need.
+set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 get_filename_component(SLUICE_REPO_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 

@@ -62,6 +62,8 @@ const char* sluice_err_str(sluice_err_t err) {
       return "object larger than a slot";
     case SLUICE_ERR_INVALID_STATE:
       return "invalid state";
+    case SLUICE_ERR_ALREADY_EXISTS:
+      return "a file already has the segment's name";
   }
   return "unknown error";
 }

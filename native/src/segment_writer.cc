@@ -15,6 +15,7 @@
 #include "fields.h"
 #include "idle_loop.h"
 #include "sluice/crc32c.h"
+#include "sluice/random_name.h"
 #include "sluice/schemas.h"
 
 namespace sluice {
@@ -26,6 +27,8 @@ namespace s = layout::slot;
 using fields::Atomic;
 using fields::Read;
 using fields::Write;
+
+constexpr int kTemporaryNameAttempts = 8;
 
 // Writes the immutable header, the schema and the writer's own fields of a fresh (zeroed) file.
 void InitializeHeader(uint8_t* base, const SegmentLayout& l, const WriterOptions& options,
@@ -71,10 +74,19 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
                           static_cast<uint64_t>((*schema)->size())));
 
   const std::string path = SegmentPath(options.name);
-  const std::string suffix = ".tmp-" + std::to_string(getpid());
-  const std::string temporary = path + suffix;
-  const int fd = open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::FromErrno("create " + temporary, errno);
+  // The temporary name has a random part nobody can take first (docs/formats.md, "File
+  // layout"); one taken all the same, by chance, gives way to another.
+  std::string suffix;
+  std::string temporary;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    SLUICE_ASSIGN_OR_RETURN(suffix, TemporarySuffix());
+    temporary = path + suffix;
+    fd = open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno != EEXIST || attempt == kTemporaryNameAttempts - 1)) {
+      return Status::FromErrno("create " + temporary, errno);
+    }
+  }
   // Whatever fails from here on leaves nothing behind.
   auto fail = [&](Status status) {
     close(fd);
@@ -100,9 +112,10 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
     const int err = errno;
     unlink(temporary.c_str());
     writer->closed_ = true;  // nothing of its own to unlink
-    return Status::FromErrno("rename " + temporary + " to " + path +
-                                 (err == EEXIST ? " (remove a stale segment first)" : ""),
-                             err);
+    if (err == EEXIST) {
+      return Status::AlreadyExists("create " + path + ": a file of that name exists already");
+    }
+    return Status::FromErrno("rename " + temporary + " to " + path, err);
   }
   if (writer->doorbell_.has_value() && !writer->doorbell_->MoveTo(path + ".bell").ok()) {
     writer->doorbell_.reset();

@@ -8,14 +8,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <filesystem>
 #include <future>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "content_rule.h"
 #include "sluice/layout.h"
 #include "sluice/mapping.h"
+#include "sluice/random_name.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
 #include "test_util.h"
@@ -95,13 +100,61 @@ TEST(Segment, FilesAreOwnerOnly) {
   EXPECT_EQ(info.st_mode & 0777, 0600u);
 }
 
+// Every file in the segment's folder whose name starts with `name`.
+std::vector<std::string> FilesStartingWith(const std::string& name) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+    const std::string file = entry.path().filename().string();
+    if (file.starts_with(name)) found.push_back(file);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 TEST(Segment, AnExistingNameIsNotReplaced) {
   ScopedName name("exists");
   auto first = SegmentWriter::Create(SmallWriter(name.name())).MoveValue();
   auto second = SegmentWriter::Create(SmallWriter(name.name()));
-  EXPECT_EQ(second.status().code(), StatusCode::kIoError);
-  EXPECT_NE(second.status().message().find("stale"), std::string::npos);
+  EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(second.status().message().find(name.path()), std::string::npos)
+      << second.status().message();
   EXPECT_TRUE(SegmentReader::Open(name.name()).ok()) << "the first segment is intact";
+  EXPECT_EQ(FilesStartingWith(name.name()),
+            (std::vector<std::string>{name.name(), name.name() + ".bell"}))
+      << "the second writer left no temporary file behind";
+}
+
+// Temporary names were NAME.tmp-PID: anyone could create that file first and make every
+// writer of NAME fail. They now have a random part (docs/formats.md, "File layout").
+TEST(Segment, AFileAtThePredictableTemporaryNameDoesNotBlockTheWriter) {
+  ScopedName name("squatted");
+  const std::string squatted = name.path() + ".tmp-" + std::to_string(getpid());
+  const std::string squatted_bell = name.path() + ".bell.tmp-" + std::to_string(getpid());
+  for (const std::string& path : {squatted, squatted_bell}) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ASSERT_GE(fd, 0) << path;
+    close(fd);
+  }
+  auto writer = SegmentWriter::Create(SmallWriter(name.name()));
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  struct stat info {};
+  EXPECT_EQ(stat((name.path() + ".bell").c_str(), &info), 0) << "with its doorbell";
+  EXPECT_TRUE(S_ISSOCK(info.st_mode));
+  EXPECT_EQ(stat(squatted.c_str(), &info), 0) << "the squatter's file is left alone";
+  EXPECT_EQ(info.st_size, 0);
+  unlink(squatted.c_str());
+  unlink(squatted_bell.c_str());
+}
+
+TEST(Segment, TemporarySuffixesAreRandomHex) {
+  auto one = TemporarySuffix();
+  auto two = TemporarySuffix();
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_NE(*one, *two);
+  ASSERT_EQ(one->size(), 5u + 16u) << *one;
+  EXPECT_TRUE(one->starts_with(".tmp-")) << *one;
+  EXPECT_EQ(one->find_first_not_of("0123456789abcdef", 5), std::string::npos) << *one;
+  EXPECT_EQ(RandomHex(3)->size(), 6u);
 }
 
 TEST(Segment, EveryReaderGetsEveryObjectAndTheSlotFreesAfterTheLastRelease) {

@@ -28,7 +28,8 @@ typedef enum sluice_err_t {
   SLUICE_ERR_EVICTED = 7, /* the writer took this reader's lane back */
   SLUICE_ERR_NO_FREE_LANE = 8,
   SLUICE_ERR_TOO_LARGE = 9, /* an object larger than a slot */
-  SLUICE_ERR_INVALID_STATE = 10
+  SLUICE_ERR_INVALID_STATE = 10,
+  SLUICE_ERR_ALREADY_EXISTS = 11 /* a file is in the way of the segment's name */
 } sluice_err_t;
 
 /* A static description of the code. */

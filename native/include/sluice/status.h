@@ -23,6 +23,7 @@ enum class StatusCode : int {
   kNoFreeLane = 8,
   kTooLarge = 9,
   kInvalidState = 10,
+  kAlreadyExists = 11,  // a file is in the way of the name asked for
 };
 
 class [[nodiscard]] Status {
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   static Status NoFreeLane(std::string m) { return {StatusCode::kNoFreeLane, std::move(m)}; }
   static Status TooLarge(std::string m) { return {StatusCode::kTooLarge, std::move(m)}; }
   static Status InvalidState(std::string m) { return {StatusCode::kInvalidState, std::move(m)}; }
+  static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   // An I/O failure, with errno's text appended.
   static Status FromErrno(std::string_view what, int err);
   // A segment field that breaks the format; the message reads "field = value: expectation", the
