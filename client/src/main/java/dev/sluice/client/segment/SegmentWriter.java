@@ -189,19 +189,10 @@ public final class SegmentWriter implements AutoCloseable {
                             schemaMessage.length,
                             livenessTimeout.toNanos(),
                             objectKind);
-            Path tmp =
-                    path.resolveSibling(
-                            path.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+            Temporary temporary = createTemporary(path);
+            Path tmp = temporary.path();
             WriterDoorbell bell = null;
-            try (FileChannel channel =
-                    FileChannel.open(
-                            tmp,
-                            EnumSet.of(
-                                    StandardOpenOption.CREATE_NEW,
-                                    StandardOpenOption.READ,
-                                    StandardOpenOption.WRITE),
-                            PosixFilePermissions.asFileAttribute(
-                                    PosixFilePermissions.fromString("rw-------")))) {
+            try (FileChannel channel = temporary.channel()) {
                 // Writing the last byte sets the exact size; tmpfs keeps the rest unallocated.
                 channel.write(ByteBuffer.allocate(1), header.segmentSize() - 1);
                 MappedSegment segment = MappedSegment.create(path, channel, header);
@@ -232,6 +223,34 @@ public final class SegmentWriter implements AutoCloseable {
                     bell.close();
                 }
                 throw e;
+            }
+        }
+    }
+
+    private record Temporary(Path path, FileChannel channel) {}
+
+    /**
+     * Creates a file, mode 0600, under a random temporary name beside {@code path}; a name taken
+     * already, by chance or on purpose, gives way to another (spec "File layout").
+     */
+    private static Temporary createTemporary(Path path) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            Path tmp = TemporaryName.beside(path);
+            try {
+                return new Temporary(
+                        tmp,
+                        FileChannel.open(
+                                tmp,
+                                EnumSet.of(
+                                        StandardOpenOption.CREATE_NEW,
+                                        StandardOpenOption.READ,
+                                        StandardOpenOption.WRITE),
+                                PosixFilePermissions.asFileAttribute(
+                                        PosixFilePermissions.fromString("rw-------"))));
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == TemporaryName.ATTEMPTS) {
+                    throw e;
+                }
             }
         }
     }

@@ -62,9 +62,7 @@ final class WriterDoorbell implements IdleStrategy.Bell, Closeable {
      * is never reachable with looser permissions than the segment.
      */
     static WriterDoorbell listen(Path path, int laneCount) throws IOException {
-        Path tmp =
-                path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Files.deleteIfExists(tmp);
+        Path tmp = TemporaryName.beside(path);
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             server.bind(UnixDomainSocketAddress.of(tmp));

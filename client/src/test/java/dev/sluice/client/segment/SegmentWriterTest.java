@@ -50,6 +50,32 @@ class SegmentWriterTest {
         }
     }
 
+    /**
+     * Temporary names were NAME.tmp-PID, which anyone could create first to make every writer of
+     * NAME fail; they have a random part now (spec "File layout").
+     */
+    @Test
+    void filesAtThePredictableTemporaryNamesDoNotBlockTheWriter() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        Path squatted = Files.writeString(dir.resolve("seg.tmp-" + pid), "squatter");
+        Path squattedBell = Files.writeString(dir.resolve("seg.bell.tmp-" + pid), "squatter");
+        try (SegmentWriter writer = builder().create()) {
+            assertThat(Files.size(writer.path())).isEqualTo(writer.header().segmentSize());
+            assertThat(SegmentLayout.bellPath(writer.path())).exists();
+        }
+        assertThat(squatted).hasContent("squatter");
+        assertThat(squattedBell).hasContent("squatter");
+    }
+
+    @Test
+    void temporaryNamesAreRandomHexBesideTheFile() {
+        Path one = TemporaryName.beside(dir.resolve("seg"));
+        Path two = TemporaryName.beside(dir.resolve("seg"));
+        assertThat(one.getParent()).isEqualTo(dir);
+        assertThat(one.getFileName().toString()).matches("seg\\.tmp-[0-9a-f]{16}");
+        assertThat(one).isNotEqualTo(two);
+    }
+
     @Test
     void closeUnlinksFileAndDoorbell() throws Exception {
         SegmentWriter writer = builder().create();
