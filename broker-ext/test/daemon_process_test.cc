@@ -132,8 +132,36 @@ class DaemonProcessTest : public testing::Test {
     return seen;
   }
 
+  // A file the daemon's process creates in dir_ before it runs the daemon, named PREFIX, its own
+  // pid, SUFFIX: what a daemon killed earlier under the same pid would have left.
+  struct FileOfThisPid {
+    std::string prefix;
+    std::string suffix;
+  };
+
   // Starts the daemon and waits for its socket to accept connections.
-  void StartDaemon(std::vector<std::string> extra = {}) {
+  void StartDaemon(std::vector<std::string> extra = {}, std::vector<FileOfThisPid> files = {}) {
+    Launch(std::move(extra), std::move(files));
+    const Clock::time_point deadline = Clock::now() + 10s;
+    while (Clock::now() < deadline) {
+      fd_ = Connect();
+      if (fd_ >= 0) return;
+      ASSERT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << "the daemon exited: " << Log();
+      std::this_thread::sleep_for(10ms);  // polling for a file no event announces
+    }
+    FAIL() << "the daemon did not listen: " << Log();
+  }
+
+  // Runs the daemon until it exits by itself; its exit code.
+  int RunDaemonToExit(std::vector<std::string> extra = {}) {
+    Launch(std::move(extra), {});
+    int status = 0;
+    EXPECT_EQ(::waitpid(daemon_, &status, 0), daemon_);
+    daemon_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  void Launch(std::vector<std::string> extra, std::vector<FileOfThisPid> files) {
     std::vector<std::string> args = {SLUICE_BROKERD_BIN,
                                      "--bootstrap-servers",
                                      rd_kafka_mock_cluster_bootstraps(cluster_),
@@ -146,25 +174,35 @@ class DaemonProcessTest : public testing::Test {
                                      "-X",
                                      "sluice.liveness.timeout.ms=30000"};
     args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const std::string log_path = (dir_ / "daemon.log").string();
+    std::vector<std::string> prefixes;
+    for (const FileOfThisPid& file : files) prefixes.push_back((dir_ / file.prefix).string());
     daemon_ = ::fork();
     ASSERT_GE(daemon_, 0);
     if (daemon_ == 0) {
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      const int log = ::open((dir_ / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      // Only async-signal-safe calls from here: the test's librdkafka threads did not fork.
+      for (size_t i = 0; i < files.size(); ++i) {
+        char path[512];
+        char digits[16];
+        size_t count = 0;
+        for (pid_t pid = ::getpid(); pid > 0; pid /= 10) {
+          digits[count++] = static_cast<char>('0' + pid % 10);
+        }
+        size_t length = 0;
+        for (const char c : prefixes[i]) path[length++] = c;
+        while (count > 0) path[length++] = digits[--count];
+        for (const char c : files[i].suffix) path[length++] = c;
+        path[length] = '\0';
+        ::close(::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600));
+      }
+      const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
       ::dup2(log, STDERR_FILENO);
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
-    const Clock::time_point deadline = Clock::now() + 10s;
-    while (Clock::now() < deadline) {
-      fd_ = Connect();
-      if (fd_ >= 0) return;
-      ASSERT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << "the daemon exited: " << Log();
-      std::this_thread::sleep_for(10ms);  // polling for a file no event announces
-    }
-    FAIL() << "the daemon did not listen: " << Log();
   }
 
   int Connect() const {
@@ -230,15 +268,16 @@ class DaemonProcessTest : public testing::Test {
     return {std::istreambuf_iterator<char>(in), {}};
   }
 
-  void Send(uint64_t request_id, p::Message message) {
-    auto bytes = p::EncodeFrame({request_id, std::move(message)});
+  void Send(uint64_t request_id, p::Message message, uint16_t version = p::kMaxVersion) {
+    auto bytes = p::EncodeFrame({request_id, std::move(message), version});
     ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
     ASSERT_EQ(::send(fd_, bytes->data(), bytes->size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(bytes->size()));
   }
 
-  // The next frame that is not a heartbeat, waiting up to 10 s.
-  p::Frame Receive() {
+  // The next frame that is not a heartbeat, waiting up to 10 s; the heartbeats' versions go to
+  // `heartbeat_versions`.
+  p::Frame Receive(std::vector<uint16_t>* heartbeat_versions = nullptr) {
     const Clock::time_point deadline = Clock::now() + 10s;
     while (Clock::now() < deadline) {
       while (auto bytes = reader_.NextFrame()) {
@@ -246,6 +285,7 @@ class DaemonProcessTest : public testing::Test {
         EXPECT_TRUE(frame.ok()) << frame.status().ToString();
         if (!frame.ok()) return {};
         if (!std::holds_alternative<p::Heartbeat>(frame->message)) return *frame;
+        if (heartbeat_versions != nullptr) heartbeat_versions->push_back(frame->version);
       }
       pollfd pfd{fd_, POLLIN, 0};
       ::poll(&pfd, 1, 100);
@@ -295,6 +335,8 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   auto* subscribed = std::get_if<p::Subscribed>(&answer.message);
   ASSERT_NE(subscribed, nullptr) << p::NameOf(p::TypeOf(answer.message));
   EXPECT_EQ(subscribed->partitions.size(), static_cast<size_t>(kPartitions));
+  EXPECT_EQ(answer.version, p::kMaxVersion);
+  EXPECT_EQ(subscribed->segment_dir, dir_.string()) << "the reader learns the segment folder";
   const std::string segment = (dir_ / subscribed->segment_name).string();
   ASSERT_EQ(::stat(segment.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u) << "the segment is owner-only";
@@ -329,6 +371,38 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
     std::this_thread::sleep_for(10ms);  // the unlink has no event to wait on
   }
   EXPECT_FALSE(std::filesystem::exists(segment)) << "CLOSE removes the segment";
+}
+
+// A reader of protocol version 1 gets version-1 frames, whose SUBSCRIBED names no folder: it
+// opens the segment in the one it was configured with (docs/formats.md, "Versions").
+TEST_F(DaemonProcessTest, AVersionOneReaderIsAnsweredInVersionOne) {
+  Produce(3);
+  StartDaemon();
+  Send(1, Request(), 1);
+  std::vector<uint16_t> heartbeats;
+  p::Frame answer = Receive(&heartbeats);
+  EXPECT_EQ(answer.version, 1);
+  auto* subscribed = std::get_if<p::Subscribed>(&answer.message);
+  ASSERT_NE(subscribed, nullptr) << p::NameOf(p::TypeOf(answer.message));
+  EXPECT_EQ(subscribed->segment_dir, "");
+  ASSERT_FALSE(heartbeats.empty()) << "the daemon's first heartbeat comes before any answer";
+  EXPECT_EQ(heartbeats.front(), 1) << "sent before the reader said which version it speaks";
+  auto reader = SegmentReader::Open((dir_ / subscribed->segment_name).string());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ReadRecords(**reader, 3);
+
+  // A version the daemon does not speak is answered in version 1, with the range it speaks.
+  std::vector<uint8_t> bytes = p::EncodeFrame({2, p::Close{0}, 1}).MoveValue();
+  bytes[4] = 3;
+  ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+  answer = Receive();
+  EXPECT_EQ(answer.version, 1);
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, p::ErrorCode::kUnsupportedVersion);
+  EXPECT_EQ(error->min_version, 1);
+  EXPECT_EQ(error->max_version, 2);
 }
 
 TEST_F(DaemonProcessTest, AnUnknownPartitionIsAnErrorAndTheConnectionGoesOn) {
@@ -513,6 +587,22 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   EXPECT_NE(metrics.find("sluice_subscription_lag{subscription=\"1\",topic=\"t\"}"),
             std::string::npos)
       << metrics;
+  // Per leader, as the daemon connects to it: every record read came from one of them.
+  uint64_t fetched = 0;
+  size_t leaders = 0;
+  const std::string family = "sluice_fetch_records_total{leader=\"";
+  for (size_t at = metrics.find(family); at != std::string::npos;
+       at = metrics.find(family, at + 1)) {
+    const size_t value = metrics.find("} ", at);
+    const std::string leader = metrics.substr(at + family.size(), value - 1 - at - family.size());
+    EXPECT_TRUE(std::string(rd_kafka_mock_cluster_bootstraps(cluster_)).find(leader) !=
+                std::string::npos)
+        << leader << " is a broker of the cluster";
+    fetched += std::stoull(metrics.substr(value + 2));
+    ++leaders;
+  }
+  EXPECT_GE(leaders, 1u) << metrics;
+  EXPECT_GE(fetched, 400u) << metrics;
 }
 
 TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
@@ -531,6 +621,77 @@ TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
   StartDaemon();
   EXPECT_FALSE(std::filesystem::exists(segment)) << Log();
   EXPECT_NE(Log().find("stale_segment_removed"), std::string::npos);
+}
+
+// In a container a daemon restarted after SIGKILL gets the PID of the one it replaces, whose files
+// are still in the segment folder: they are removed, and the new names never meet them.
+TEST_F(DaemonProcessTest, ADaemonRestartedUnderTheSamePidRemovesItsPredecessorsFiles) {
+  const std::vector<FileOfThisPid> left = {
+      {"sluice-brokerd.", ".0badf00d.0123456789abcdef"},
+      {"sluice-brokerd.", ".0badf00d.0123456789abcdef.bell"},
+      {"sluice-brokerd.", ".0badf00d.fedcba9876543210.tmp-0011223344556677"},
+      // The predictable names daemons gave before: sluice-brokerd.PID.ID.
+      {"sluice-brokerd.", ".1"},
+      {"sluice-brokerd.", ".2"}};
+  StartDaemon({}, left);
+  const std::string pid = std::to_string(daemon_);
+  for (const FileOfThisPid& file : left) {
+    EXPECT_FALSE(std::filesystem::exists(dir_ / (file.prefix + pid + file.suffix)))
+        << file.prefix + pid + file.suffix << "\n"
+        << Log();
+  }
+  EXPECT_NE(Log().find("stale_segment_removed name=sluice-brokerd." + pid + ".1\n"),
+            std::string::npos)
+      << Log();
+
+  Send(1, Request());
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  const std::string log = Log();
+  const size_t run_at = log.find(" run=");
+  ASSERT_NE(run_at, std::string::npos) << log;
+  const std::string run = log.substr(run_at + 5, log.find(' ', run_at + 5) - run_at - 5);
+  EXPECT_TRUE(subscribed.segment_name.starts_with("sluice-brokerd." + pid + "." + run + "."))
+      << subscribed.segment_name << " in a run of " << run;
+  EXPECT_TRUE(SegmentReader::Open((dir_ / subscribed.segment_name).string()).ok());
+}
+
+// The daemon's default socket, /run/sluice/brokerd.sock, is in a folder nobody creates.
+TEST_F(DaemonProcessTest, TheSocketsMissingFoldersAreCreatedOwnerOnly) {
+  socket_ = (dir_ / "run" / "sluice" / "brokerd.sock").string();
+  // The daemon inherits the umask: the folders are 0700 however loose it is.
+  const mode_t previous = ::umask(0);
+  StartDaemon();
+  ::umask(previous);
+  for (const auto& folder : {dir_ / "run", dir_ / "run" / "sluice"}) {
+    struct stat info {};
+    ASSERT_EQ(::stat(folder.c_str(), &info), 0) << folder;
+    EXPECT_TRUE(S_ISDIR(info.st_mode));
+    EXPECT_EQ(info.st_mode & 0777, 0700u) << folder;
+  }
+  EXPECT_NE(Log().find("event=socket_folder_created"), std::string::npos) << Log();
+  Send(1, Request());
+  EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message));
+}
+
+TEST_F(DaemonProcessTest, AnExistingSocketFolderIsUsedAsItIs) {
+  const std::filesystem::path folder = dir_ / "shared";
+  std::filesystem::create_directory(folder);
+  ASSERT_EQ(::chmod(folder.c_str(), 0750), 0);
+  socket_ = (folder / "brokerd.sock").string();
+  StartDaemon();
+  struct stat info {};
+  ASSERT_EQ(::stat(folder.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0750u);
+  EXPECT_EQ(Log().find("event=socket_folder_created"), std::string::npos) << Log();
+}
+
+TEST_F(DaemonProcessTest, ASocketFolderThatIsAFileStopsTheDaemonWithItsName) {
+  std::ofstream(dir_ / "file") << "not a folder";
+  socket_ = (dir_ / "file" / "brokerd.sock").string();
+  EXPECT_EQ(RunDaemonToExit(), 1);
+  const std::string log = Log();
+  EXPECT_NE(log.find("event=listen_failed"), std::string::npos) << log;
+  EXPECT_NE(log.find((dir_ / "file").string() + " is not a folder"), std::string::npos) << log;
 }
 
 TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {

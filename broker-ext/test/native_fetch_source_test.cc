@@ -73,12 +73,13 @@ class NativeFetchSourceTest : public testing::Test {
 
   std::unique_ptr<NativeFetchSource> Source(const std::map<int32_t, int64_t>& starts,
                                             const PartitionPauses& pauses,
-                                            NativeFetchSettings settings = {}) {
+                                            NativeFetchSettings settings = {},
+                                            Metrics* metrics = nullptr) {
     settings.max_wait_ms = 20;
     NativeFetchSource::Cluster cluster{
         [this] { return session_->LeaderAddresses("t", 5s); },
         [this](int32_t partition) { return session_->Watermarks("t", partition, 5s); }};
-    auto source = NativeFetchSource::Create("t", starts, settings, cluster, pauses);
+    auto source = NativeFetchSource::Create("t", starts, settings, cluster, pauses, metrics);
     EXPECT_TRUE(source.ok()) << source.status().ToString();
     return source.MoveValue();
   }
@@ -148,6 +149,31 @@ TEST_F(NativeFetchSourceTest, EveryRecordArrivesOnceInPartitionOrderWithItsField
   ExpectRecords(Read(*source, 2000), 0, 2000);
   EXPECT_EQ(source->stats().records, 2000u);
   EXPECT_EQ(source->lag(), 0);
+}
+
+// For a cluster check that each daemon fetched its own host's leaders only.
+TEST_F(NativeFetchSourceTest, RecordsAreCountedPerLeaderAddress) {
+  ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", 0, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int32_t partition = 1; partition < kPartitions; ++partition) {
+    ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", partition, 2),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  Produce(0, 1000);
+  auto leaders = session_->LeaderAddresses("t", 5s);
+  ASSERT_TRUE(leaders.ok()) << leaders.status().ToString();
+  ASSERT_NE(leaders->at(0), leaders->at(1));
+  Metrics metrics;
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  auto source = Source(FromBeginning(), pauses, {}, &metrics);
+  ExpectRecords(Read(*source, 1000), 0, 1000);
+  const std::string rendered = metrics.Render();
+  // 250 records a partition: one partition on broker 1, three on broker 2.
+  EXPECT_NE(rendered.find("sluice_fetch_records_total{leader=\"" + leaders->at(0) + "\"} 250\n"),
+            std::string::npos)
+      << rendered;
+  EXPECT_NE(rendered.find("sluice_fetch_records_total{leader=\"" + leaders->at(1) + "\"} 750\n"),
+            std::string::npos)
+      << rendered;
 }
 
 TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ Subscribe ValidSubscribe() {
 std::vector<Frame> OneOfEachMessage() {
   return {
       {11, ValidSubscribe()},
-      {12, Subscribed{3, ObjectKind::kChunks, 30, {1, 4}, "seg-3", {1, 2, 3}}},
+      {12, Subscribed{3, ObjectKind::kChunks, 30, {1, 4}, "seg-3", {1, 2, 3}, "/dev/shm"}},
       {13, Release{3, 99}},
       {0, Heartbeat{42, 1000}},
       {14, ErrorMessage{3, ErrorCode::kBadRequest, 1, 2, "slot_size too large"}},
@@ -82,7 +83,7 @@ TEST(ProtocolCodec, TheHeaderIsLittleEndianAtTheSpecOffsets) {
   const Bytes bytes = Encode({0x1122334455667788, Release{0x0102030405060708, 0x0A}});
   const Bytes expected = {
       28,   0,    0,    0,                             // frame_length: 12 + 16
-      1,    0,                                         // version
+      2,    0,                                         // version
       3,    0,                                         // type RELEASE
       0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // request_id
       8,    7,    6,    5,    4,    3,    2,    1,     // subscription_id
@@ -126,6 +127,30 @@ TEST(ProtocolCodec, EveryTruncationIsRefusedWithoutReadingPastTheEnd) {
   }
 }
 
+// Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
+// SUBSCRIBED, are as they were (docs/formats.md, "Versions").
+TEST(ProtocolCodec, OnlyVersionTwoOfSubscribedCarriesTheSegmentDir) {
+  const Subscribed v1{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, ""};
+  Subscribed v2 = v1;
+  v2.segment_dir = "/dev/shm";
+  const Bytes one = Encode({1, v1, 1});
+  const Bytes two = Encode({1, v2, 2});
+  ASSERT_EQ(two.size(), one.size() + 2 + 8);
+  EXPECT_TRUE(std::equal(one.begin() + 6, one.end(), two.begin() + 6)) << "v1's body is a prefix";
+  EXPECT_EQ(std::string(two.end() - 8, two.end()), "/dev/shm");
+  EXPECT_EQ(DecodeFrame(one)->version, 1);
+  EXPECT_EQ(std::get<Subscribed>(DecodeFrame(two)->message).segment_dir, "/dev/shm");
+  for (const Frame& frame : OneOfEachMessage()) {
+    if (std::holds_alternative<Subscribed>(frame.message)) continue;
+    SCOPED_TRACE(NameOf(TypeOf(frame.message)));
+    Frame old = frame;
+    old.version = 1;
+    Bytes bytes = Encode(old);
+    PutU16(bytes, 4, 2);
+    EXPECT_EQ(bytes, Encode(frame)) << "the same body in both versions";
+  }
+}
+
 TEST(ProtocolCodec, FrameLengthOutsideItsBoundsIsRefused) {
   Bytes bytes = Encode({0, Heartbeat{1, 2}});
   PutU32(bytes, 0, kMaxFrameLength + 1);
@@ -138,7 +163,7 @@ TEST(ProtocolCodec, FrameLengthOutsideItsBoundsIsRefused) {
 }
 
 TEST(ProtocolCodec, AnUnknownVersionIsRefusedAsUnsupported) {
-  for (const uint16_t version : std::vector<uint16_t>{0, 2, 65535}) {
+  for (const uint16_t version : std::vector<uint16_t>{0, 3, 65535}) {
     Bytes bytes = Encode({0, Heartbeat{1, 2}});
     PutU16(bytes, 4, version);
     EXPECT_TRUE(RefusedNaming(bytes, "version")) << version;
@@ -188,7 +213,10 @@ TEST(ProtocolCodec, EnumerationsOutsideTheirRangeAreRefused) {
       {{1, ValidSubscribe()}, kBody + 26, 3, "default_start"},  // OFFSET needs an offset
       {{1, ValidSubscribe()}, kBody + 32 + 4, 4, "partitions[0].start"},
       {{1, ValidSubscribe()}, kBody + 48 + 6, 1, "partitions[1].reserved"},
-      {{1, Subscribed{3, ObjectKind::kRecords, 0, {}, "s", {1}}}, kBody + 8, 3, "object_kind"},
+      {{1, Subscribed{3, ObjectKind::kRecords, 0, {}, "s", {1}, "/d"}},
+       kBody + 8,
+       3,
+       "object_kind"},
       {{1, ErrorMessage{}}, kBody + 8, 13, "code"},
       {{1, ErrorMessage{}}, kBody + 8, 0, "code"},
   };
@@ -209,7 +237,7 @@ TEST(ProtocolCodec, ACountBeyondTheFrameIsRefusedBeforeAnythingIsAllocated) {
   Bytes bytes = Encode({1, ValidSubscribe()});
   PutU32(bytes, kFrameHeaderSize + 28, 0xFFFFFFFF);
   EXPECT_TRUE(RefusedNaming(bytes, "partition_count"));
-  Bytes subscribed = Encode({1, Subscribed{3, ObjectKind::kRecords, 0, {}, "s", {1}}});
+  Bytes subscribed = Encode({1, Subscribed{3, ObjectKind::kRecords, 0, {}, "s", {1}, "/d"}});
   PutU32(subscribed, kFrameHeaderSize + 12, 0xFFFFFFFF);
   EXPECT_TRUE(RefusedNaming(subscribed, "partition_count"));
 }
@@ -223,7 +251,7 @@ TEST(ProtocolCodec, ARefusalMessageCanTravelInAnErrorFrame) {
   const Status refused = DecodeFrame(bytes).status();
   ASSERT_TRUE(NamesField(refused, "message"));
   EXPECT_NE(refused.message().find("\\xc0\\xaf"), std::string::npos) << refused.message();
-  const ErrorMessage answer{0, RefusalCode(bytes), kVersion, kVersion, refused.message()};
+  const ErrorMessage answer{0, RefusalCode(bytes), kMinVersion, kMaxVersion, refused.message()};
   EXPECT_TRUE(EncodeFrame({14, answer}).ok());
 }
 
@@ -235,7 +263,7 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
     return Frame{1, m};
   };
   auto subscribed = [](auto&& change) {
-    Subscribed m{3, ObjectKind::kRecords, 0, {0}, "seg", {1}};
+    Subscribed m{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, "/dev/shm"};
     change(m);
     return Frame{1, m};
   };
@@ -292,6 +320,17 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
       {subscribed([](Subscribed& m) { m.schema.clear(); }), "schema"},
       {subscribed([](Subscribed& m) { m.schema.resize(65537); }), "schema"},
       {subscribed([](Subscribed& m) { m.partitions.resize(300000); }), "frame_length"},
+      {subscribed([](Subscribed& m) { m.segment_dir.clear(); }), "segment_dir"},
+      {subscribed([](Subscribed& m) { m.segment_dir = "dev/shm"; }), "segment_dir"},
+      {subscribed([](Subscribed& m) { m.segment_dir = std::string("/dev\0shm", 8); }),
+       "segment_dir"},
+      {subscribed([](Subscribed& m) { m.segment_dir = "/" + std::string(4095, 'd'); }),
+       "segment_dir"},
+      {subscribed([](Subscribed& m) { m.segment_dir = "/\xFF"; }), "segment_dir"},
+      {Frame{1, Subscribed{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, "/dev/shm"}, 1},
+       "segment_dir"},
+      {Frame{0, Heartbeat{1, 2}, 0}, "version"},
+      {Frame{0, Heartbeat{1, 2}, 3}, "version"},
       {{1, Release{0, 1}}, "subscription_id"},
       {{0, Heartbeat{1, 0}}, "timeout_ns"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 0, 1, ""}}, "min_version"},

@@ -1,6 +1,5 @@
 #include "daemon/control_server.h"
 
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <span>
 #include <utility>
 
@@ -28,7 +28,6 @@ constexpr auto kKafkaTimeout = 5000ms;
 constexpr size_t kMaxSubscriptions = 256;
 // Shared memory is RAM: one subscription may not ask for more than this.
 constexpr uint64_t kMaxSegmentBytes = 4ull << 30;
-constexpr std::string_view kSegmentPrefix = "sluice-brokerd.";
 
 uint64_t MonotonicNanos() {
   timespec now{};
@@ -41,6 +40,36 @@ sockaddr_un SocketAddress(const std::string& path) {
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
   return address;
+}
+
+// The socket's folder is created owner-only when missing: the default /run/sluice is on a tmpfs
+// that starts empty. Missing parents are created alike; an existing folder is the operator's and
+// is used as it is (docs/brokerd.md, "Configuration").
+Status CreateSocketFolder(const std::string& socket_path) {
+  const std::filesystem::path folder = std::filesystem::path(socket_path).parent_path();
+  std::filesystem::path path;
+  for (const std::filesystem::path& part : folder) {
+    path /= part;
+    if (::mkdir(path.c_str(), 0700) == 0) {
+      // mkdir applies the umask, which may take more than group and others' bits.
+      if (::chmod(path.c_str(), 0700) != 0) {
+        return Status::FromErrno("sluice.socket = " + socket_path + ": chmod " + path.string(),
+                                 errno);
+      }
+      Log(LogLevel::kInfo, "socket_folder_created", {{"folder", path.string()}, {"mode", "0700"}});
+      continue;
+    }
+    const int err = errno;
+    struct stat info {};
+    if (err == EEXIST && ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) continue;
+    if (err == EEXIST) {
+      return Status::InvalidArgument("sluice.socket = " + socket_path + ": " + path.string() +
+                                     " is not a folder");
+    }
+    return Status::FromErrno(
+        "sluice.socket = " + socket_path + ": cannot create its folder " + path.string(), err);
+  }
+  return Status::OK();
 }
 
 // A file left by a previous daemon: a socket nobody answers on is removed, anything else stays
@@ -65,25 +94,6 @@ Status ClaimSocketPath(const std::string& path) {
   return Status::OK();
 }
 
-// Segments are named sluice-brokerd.PID.ID: those of a PID that no longer runs were left by a
-// daemon that was killed, and nobody else will remove them.
-void RemoveDeadDaemonsSegments(const std::string& dir) {
-  DIR* listing = ::opendir(dir.c_str());
-  if (listing == nullptr) return;
-  while (const dirent* entry = ::readdir(listing)) {
-    const std::string_view name = entry->d_name;
-    if (!name.starts_with(kSegmentPrefix)) continue;
-    const std::string_view rest = name.substr(kSegmentPrefix.size());
-    const pid_t pid =
-        static_cast<pid_t>(std::atol(std::string(rest.substr(0, rest.find('.'))).c_str()));
-    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
-      ::unlink((dir + "/" + std::string(name)).c_str());
-      Log(LogLevel::kInfo, "stale_segment_removed", {{"name", std::string(name)}});
-    }
-  }
-  ::closedir(listing);
-}
-
 int64_t KafkaStart(protocol::StartPosition start, int64_t offset) {
   switch (start) {
     case protocol::StartPosition::kEarliest:
@@ -104,7 +114,18 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
     return Status::InvalidArgument("sluice.socket = " + config.socket_path + ": longer than " +
                                    std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes");
   }
-  RemoveDeadDaemonsSegments(config.segment_dir);
+  SLUICE_ASSIGN_OR_RETURN(SegmentNames names, SegmentNames::ForThisRun());
+  names.RemoveLeftovers(config.segment_dir);
+  // A doorbell is a Unix socket beside its segment, and its path must fit sun_path: without one
+  // the pump and the readers still work, but poll up to 1 ms where a byte would wake them
+  // (docs/formats.md, "Doorbell").
+  if (names.LongestPathIn(config.segment_dir) >= sizeof(sockaddr_un::sun_path)) {
+    Log(LogLevel::kWarn, "segment_dir_too_long_for_doorbells",
+        {{"segment_dir", config.segment_dir},
+         {"max_bytes", std::to_string(config.segment_dir.size() + sizeof(sockaddr_un::sun_path) -
+                                      1 - names.LongestPathIn(config.segment_dir))}});
+  }
+  SLUICE_RETURN_NOT_OK(CreateSocketFolder(config.socket_path));
   SLUICE_RETURN_NOT_OK(ClaimSocketPath(config.socket_path));
   const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listener < 0) return Status::FromErrno("control socket", errno);
@@ -118,13 +139,16 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
     ::close(listener);
     return status;
   }
-  return std::unique_ptr<ControlServer>(new ControlServer(config, metrics, listener));
+  return std::unique_ptr<ControlServer>(
+      new ControlServer(config, metrics, listener, std::move(names)));
 }
 
-ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int listener)
+ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int listener,
+                             SegmentNames names)
     : config_(config),
       metrics_(metrics),
       listener_(listener),
+      names_(std::move(names)),
       connections_gauge_(metrics.gauge("sluice_connections", "Open reader connections")),
       subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
 
@@ -229,10 +253,15 @@ void ControlServer::Receive(Connection& connection) {
     if (!bytes.has_value()) return;
     Result<protocol::Frame> frame = protocol::DecodeFrame(*bytes);
     if (!frame.ok()) {
-      SendError(connection, 0, 0, protocol::RefusalCode(*bytes), frame.status().message());
+      const ErrorCode code = protocol::RefusalCode(*bytes);
+      // The reader may not speak the version of its last frame: UNSUPPORTED_VERSION goes in
+      // version 1, whose ERROR every version reads (docs/formats.md, "Versions").
+      if (code == ErrorCode::kUnsupportedVersion) connection.version = protocol::kMinVersion;
+      SendError(connection, 0, 0, code, frame.status().message());
       Drop(connection, frame.status().message());
       return;
     }
+    connection.version = frame->version;
     Handle(connection, *frame);
   }
 }
@@ -349,8 +378,6 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   plan.slot_count = request.slot_count;
   plan.slot_size = request.slot_size;
   plan.segment_dir = config_.segment_dir;
-  plan.segment_name =
-      std::string(kSegmentPrefix) + std::to_string(::getpid()) + "." + std::to_string(plan.id);
   plan.liveness_timeout = config_.liveness_timeout;
   plan.pause_after = config_.pause_after;
   plan.kafka = config_.kafka;
@@ -402,7 +429,7 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
     return;
   }
   Result<std::unique_ptr<Subscription>> subscription =
-      Subscription::Start(*plan, **session, metrics_);
+      Subscription::Start(*plan, **session, metrics_, names_);
   if (!subscription.ok()) {
     SendError(connection, request_id, 0, ErrorCode::kInternal, subscription.status().message());
     return;
@@ -411,10 +438,13 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
       {{"subscription", std::to_string(plan->id)},
        {"topic", plan->topic},
        {"partitions", std::to_string(partitions.size())},
-       {"segment", plan->segment_name},
+       {"segment", (*subscription)->segment_name()},
        {"group", request.group_id.empty() ? "-" : request.group_id},
        {"pid", std::to_string(connection.peer.pid)}});
-  Send(connection, request_id, (*subscription)->Answer());
+  protocol::Subscribed answer = (*subscription)->Answer();
+  // A version-1 reader finds the segment in the folder it was configured with.
+  if (connection.version < protocol::kSegmentDirVersion) answer.segment_dir.clear();
+  Send(connection, request_id, std::move(answer));
   connection.subscriptions.emplace(plan->id, subscription.MoveValue());
   ++subscription_count_;
   subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));
@@ -432,7 +462,7 @@ void ControlServer::EndSubscription(Connection& connection, uint64_t id) {
 
 void ControlServer::Send(Connection& connection, uint64_t request_id, protocol::Message message) {
   Result<std::vector<uint8_t>> bytes =
-      protocol::EncodeFrame(protocol::Frame{request_id, std::move(message)});
+      protocol::EncodeFrame(protocol::Frame{request_id, std::move(message), connection.version});
   if (!bytes.ok()) {
     Log(LogLevel::kError, "encode_failed", {{"error", bytes.status().message()}});
     return;

@@ -18,6 +18,7 @@
 
 #include "daemon/daemon_config.h"
 #include "daemon/metrics.h"
+#include "daemon/segment_names.h"
 #include "daemon/subscription.h"
 #include "ingest/fetch_session.h"
 #include "protocol/frame_reader.h"
@@ -28,8 +29,8 @@ namespace sluice::brokerd {
 
 class ControlServer {
  public:
-  // Removes the segments of daemons that died, and binds the socket (mode 0600). Fails when
-  // another daemon answers on it.
+  // Removes the segments of daemons that are gone (daemon/segment_names.h), and binds the socket
+  // (mode 0600). Fails when another daemon answers on it.
   static Result<std::unique_ptr<ControlServer>> Listen(const DaemonConfig& config,
                                                        Metrics& metrics);
   ~ControlServer();
@@ -40,6 +41,9 @@ class ControlServer {
   // SHUTTING_DOWN, ends every subscription (committing what RELEASE allows), removes the segments
   // and the socket.
   Status Run(int stop_fd);
+
+  // This run's token in the segment names.
+  const std::string& run() const { return names_.run(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -52,10 +56,13 @@ class ControlServer {
     Clock::time_point last_received;
     Clock::time_point last_sent;
     std::chrono::nanoseconds peer_timeout{0};  // from the peer's heartbeats; 0 until one came
+    // The version of the peer's last frame, which the daemon answers in; version 1, which every
+    // reader speaks, until the peer has sent one.
+    uint16_t version = protocol::kMinVersion;
     bool closing = false;
   };
 
-  ControlServer(const DaemonConfig& config, Metrics& metrics, int listener);
+  ControlServer(const DaemonConfig& config, Metrics& metrics, int listener, SegmentNames names);
   void Accept();
   void Receive(Connection& connection);
   void Handle(Connection& connection, const protocol::Frame& frame);
@@ -75,6 +82,7 @@ class ControlServer {
   const DaemonConfig& config_;
   Metrics& metrics_;
   int listener_;
+  SegmentNames names_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::unique_ptr<FetchSession>> sessions_;
   uint64_t next_subscription_id_ = 1;

@@ -74,6 +74,8 @@ int Run(int argc, char** argv) {
       {{"socket", config->socket_path},
        {"metrics", metrics_address},
        {"pid", std::to_string(getpid())},
+       {"run", (*server)->run()},
+       {"segment_dir", config->segment_dir},
        {"allocator", std::string(MallocInUse())}});
   const Status served = (*server)->Run(stop_fd);
   server->reset();

@@ -25,10 +25,10 @@ constexpr auto kKafkaTimeout = 10s;
 }  // namespace
 
 Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan& plan,
-                                                          FetchSession& session, Metrics& metrics) {
+                                                          FetchSession& session, Metrics& metrics,
+                                                          SegmentNames& names) {
   std::unique_ptr<Subscription> subscription(new Subscription(plan, session, metrics));
   WriterOptions options;
-  options.name = plan.segment_dir + "/" + plan.segment_name;
   options.kind = plan.kind;
   options.slot_count = plan.slot_count;
   options.slot_size = plan.slot_size;
@@ -37,10 +37,11 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   // Kafka checks its records with CRC32C already; the copy into shared memory is checked by
   // nothing else, but a second checksum pass would cost more than the copy.
   options.checksums = false;
-  Result<std::unique_ptr<SegmentWriter>> writer = SegmentWriter::Create(options);
-  if (!writer.ok()) return writer.status();
+  Result<CreatedSegment> segment = CreateSegment(options, plan.segment_dir, names);
+  if (!segment.ok()) return segment.status();
   Subscription& s = *subscription;
-  s.writer_ = writer.MoveValue();
+  s.plan_.segment_name = std::move(segment->name);
+  s.writer_ = std::move(segment->writer);
 
   if (plan.native_fetch) {
     s.pauses_ = std::make_unique<PartitionPauses>(nullptr, plan.topic, s.partitions_);
@@ -53,7 +54,7 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
         }};
     SLUICE_ASSIGN_OR_RETURN(s.native_source_,
                             NativeFetchSource::Create(plan.topic, plan.starts, std::move(settings),
-                                                      std::move(cluster), *s.pauses_));
+                                                      std::move(cluster), *s.pauses_, &metrics));
     s.fetched_ = s.native_source_.get();
     session.Claim(plan.topic, s.partitions_);
   } else {
@@ -137,6 +138,7 @@ protocol::Subscribed Subscription::Answer() const {
   answer.lane_hint = 0;
   answer.partitions = partitions_;
   answer.segment_name = plan_.segment_name;
+  answer.segment_dir = plan_.segment_dir;
   // The same bytes as the segment header's schema: both are this serialization.
   auto schema = arrow::ipc::SerializeSchema(*SchemaFor(plan_.kind));
   if (schema.ok()) answer.schema.assign((*schema)->data(), (*schema)->data() + (*schema)->size());

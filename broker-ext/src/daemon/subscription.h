@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "daemon/metrics.h"
+#include "daemon/segment_names.h"
 #include "ingest/commit_tracker.h"
 #include "ingest/dead_letters.h"
 #include "ingest/fetch_session.h"
@@ -37,7 +38,7 @@ struct SubscriptionPlan {
   uint32_t slot_count = 0;
   uint64_t slot_size = 0;
   std::string segment_dir;
-  std::string segment_name;
+  std::string segment_name;  // set by Subscription::Start, which draws it
   std::chrono::milliseconds liveness_timeout{5000};
   ObjectKind kind = ObjectKind::kRecords;
   bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
@@ -50,10 +51,11 @@ struct SubscriptionPlan {
 
 class Subscription {
  public:
-  // Creates the segment, assigns the partitions on `session` (which outlives the subscription)
-  // and starts pumping once a reader has attached.
+  // Creates the segment under the next of `names`, assigns the partitions on `session` (which
+  // outlives the subscription) and starts pumping once a reader has attached.
   static Result<std::unique_ptr<Subscription>> Start(const SubscriptionPlan& plan,
-                                                     FetchSession& session, Metrics& metrics);
+                                                     FetchSession& session, Metrics& metrics,
+                                                     SegmentNames& names);
   ~Subscription();  // Close()
   Subscription(const Subscription&) = delete;
   Subscription& operator=(const Subscription&) = delete;
@@ -69,6 +71,7 @@ class Subscription {
   void Close();
 
   uint64_t id() const { return plan_.id; }
+  const std::string& segment_name() const { return plan_.segment_name; }
   const FetchSession& session() const { return session_; }
 
  private:

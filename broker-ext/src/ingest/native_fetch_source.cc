@@ -97,9 +97,9 @@ bool NativeFetchSettings::Applies(const KafkaSettings& settings) {
 
 Result<std::unique_ptr<NativeFetchSource>> NativeFetchSource::Create(
     std::string topic, const std::map<int32_t, int64_t>& starts, NativeFetchSettings settings,
-    Cluster cluster, const PartitionPauses& pauses) {
-  std::unique_ptr<NativeFetchSource> source(
-      new NativeFetchSource(std::move(topic), std::move(settings), std::move(cluster), pauses));
+    Cluster cluster, const PartitionPauses& pauses, Metrics* metrics) {
+  std::unique_ptr<NativeFetchSource> source(new NativeFetchSource(
+      std::move(topic), std::move(settings), std::move(cluster), pauses, metrics));
   for (const auto& [partition, start] : starts) {
     int64_t offset = start;
     if (start == RD_KAFKA_OFFSET_BEGINNING || start == RD_KAFKA_OFFSET_END) {
@@ -115,11 +115,13 @@ Result<std::unique_ptr<NativeFetchSource>> NativeFetchSource::Create(
 }
 
 NativeFetchSource::NativeFetchSource(std::string topic, NativeFetchSettings settings,
-                                     Cluster cluster, const PartitionPauses& pauses)
+                                     Cluster cluster, const PartitionPauses& pauses,
+                                     Metrics* metrics)
     : topic_(std::move(topic)),
       settings_(std::move(settings)),
       cluster_(std::move(cluster)),
-      pauses_(pauses) {}
+      pauses_(pauses),
+      metrics_(metrics) {}
 
 int64_t NativeFetchSource::lag() const {
   int64_t lag = 0;
@@ -132,8 +134,11 @@ int64_t NativeFetchSource::lag() const {
 NativeFetchSource::~NativeFetchSource() { links_.clear(); }
 
 NativeFetchSource::Link::Link(std::unique_ptr<kafka::BrokerConnection> connection,
-                              NativeFetchSource& source)
-    : connection_(std::move(connection)), source_(source), receiver_([this] { Receive(); }) {}
+                              NativeFetchSource& source, Counter* records)
+    : records_counter(records),
+      connection_(std::move(connection)),
+      source_(source),
+      receiver_([this] { Receive(); }) {}
 
 NativeFetchSource::Link::~Link() {
   {
@@ -240,7 +245,15 @@ Status NativeFetchSource::Connect() {
       links_.clear();
       return connection.status();
     }
-    links_[address] = std::make_unique<Link>(connection.MoveValue(), *this);
+    // Per leader, as the daemon connects to it: a cluster check can tell that each daemon
+    // fetched its own host's leaders only (docs/brokerd.md, "Metrics").
+    Counter* records =
+        metrics_ == nullptr
+            ? nullptr
+            : &metrics_->counter("sluice_fetch_records_total",
+                                 "Records the native fetch path received, by partition leader",
+                                 {{"leader", address}});
+    links_[address] = std::make_unique<Link>(connection.MoveValue(), *this, records);
   }
   backoff_ = 0ms;
   return Status::OK();
@@ -361,6 +374,7 @@ Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuf
   if (moved.ok()) SLUICE_RETURN_NOT_OK(SendNext(link));
 
   static const std::vector<kafka::AbortedTransaction> kReadUncommitted;
+  const size_t before = out.size();
   for (const ToRead& partition : to_read) {
     const kafka::FetchedPartition& fetched = *partition.fetched;
     kafka::RecordBatchReader batches(fetched.records,
@@ -391,6 +405,7 @@ Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuf
       stats_.bytes += record.key_size() + record.value_size();
     }
   }
+  if (link.records_counter != nullptr) link.records_counter->Add(out.size() - before);
   return moved;
 }
 

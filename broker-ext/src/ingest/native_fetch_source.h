@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/metrics.h"
 #include "ingest/fetch_session.h"
 #include "ingest/message_source.h"
 #include "ingest/partition_pauses.h"
@@ -63,12 +64,11 @@ class NativeFetchSource final : public MessageSource {
   NativeFetchSource& operator=(const NativeFetchSource&) = delete;
 
   // `starts` as the subscription plan has them (offsets, or librdkafka's logical
-  // BEGINNING / END, resolved here through `cluster`).
-  static Result<std::unique_ptr<NativeFetchSource>> Create(std::string topic,
-                                                           const std::map<int32_t, int64_t>& starts,
-                                                           NativeFetchSettings settings,
-                                                           Cluster cluster,
-                                                           const PartitionPauses& pauses);
+  // BEGINNING / END, resolved here through `cluster`). With `metrics`, the records received are
+  // counted per leader in sluice_fetch_records_total{leader="host:port"}.
+  static Result<std::unique_ptr<NativeFetchSource>> Create(
+      std::string topic, const std::map<int32_t, int64_t>& starts, NativeFetchSettings settings,
+      Cluster cluster, const PartitionPauses& pauses, Metrics* metrics = nullptr);
 
   Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override;
   const SourceStats& stats() const override { return stats_; }
@@ -87,7 +87,8 @@ class NativeFetchSource final : public MessageSource {
   // A connection to one leader, and the thread that reads its responses.
   class Link {
    public:
-    Link(std::unique_ptr<kafka::BrokerConnection> connection, NativeFetchSource& source);
+    Link(std::unique_ptr<kafka::BrokerConnection> connection, NativeFetchSource& source,
+         Counter* records_counter);
     ~Link();  // shuts the connection down, which ends the receiver, and joins it
     Link(const Link&) = delete;
     Link& operator=(const Link&) = delete;
@@ -98,6 +99,7 @@ class NativeFetchSource final : public MessageSource {
 
     bool in_flight = false;
     int32_t correlation_id = 0;
+    Counter* const records_counter;        // received from this leader; null without metrics
     std::map<int32_t, int64_t> requested;  // partition -> fetch offset of the request in flight
 
    private:
@@ -117,7 +119,7 @@ class NativeFetchSource final : public MessageSource {
   };
 
   NativeFetchSource(std::string topic, NativeFetchSettings settings, Cluster cluster,
-                    const PartitionPauses& pauses);
+                    const PartitionPauses& pauses, Metrics* metrics);
   // Looks the leaders up and connects to each; on failure schedules a retry.
   Status Connect();
   // Sends the link's next request, unless every partition of it is paused.
@@ -134,6 +136,7 @@ class NativeFetchSource final : public MessageSource {
   const NativeFetchSettings settings_;
   const Cluster cluster_;
   const PartitionPauses& pauses_;
+  Metrics* const metrics_;
   std::map<int32_t, PartitionState> partitions_;
   std::map<std::string, std::unique_ptr<Link>> links_;  // by leader address; empty until connected
   std::chrono::steady_clock::time_point retry_at_{};

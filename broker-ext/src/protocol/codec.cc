@@ -2,6 +2,7 @@
 
 #include <set>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 
@@ -20,6 +21,7 @@ constexpr size_t kMaxGroupIdLength = 255;
 constexpr size_t kMaxJobFilterLength = 128;  // a job id (docs/formats.md, "Job commands")
 constexpr size_t kMaxSegmentNameLength = 255;
 constexpr size_t kMaxSchemaLength = 65536;
+constexpr size_t kMaxSegmentDirLength = 4095;  // PATH_MAX less its NUL
 constexpr uint64_t kSlotAlignment = 64;
 // The segment's own bound: one Java mapping holds at most 2^31 - 1 bytes.
 constexpr uint64_t kMaxSlotSize = (uint64_t{1} << 31) - kSlotAlignment;
@@ -183,7 +185,18 @@ Result<uint64_t> ReadSubscriptionId(WireReader& in) {
   return id;
 }
 
-Result<Subscribed> DecodeSubscribed(WireReader& in) {
+Status CheckSegmentDir(std::string_view dir) {
+  if (dir.empty() || dir.size() > kMaxSegmentDirLength) {
+    return FieldError("segment_dir", Quote(dir), "expected 1 to 4095 bytes");
+  }
+  if (dir.front() != '/') return FieldError("segment_dir", Quote(dir), "not an absolute path");
+  if (dir.find('\0') != std::string_view::npos) {
+    return FieldError("segment_dir", Quote(dir), "a path has no NUL byte");
+  }
+  return Status::OK();
+}
+
+Result<Subscribed> DecodeSubscribed(WireReader& in, uint16_t version) {
   Subscribed m;
   SLUICE_ASSIGN_OR_RETURN(m.subscription_id, ReadSubscriptionId(in));
   SLUICE_ASSIGN_OR_RETURN(m.object_kind, ReadEnum(in, "object_kind", ObjectKind::kChunks));
@@ -213,17 +226,29 @@ Result<Subscribed> DecodeSubscribed(WireReader& in) {
     return FieldError("schema", std::to_string(m.schema.size()) + " bytes",
                       "expected 1 to 65536 bytes");
   }
+  if (version >= kSegmentDirVersion) {
+    SLUICE_ASSIGN_OR_RETURN(m.segment_dir, in.Str16("segment_dir"));
+    SLUICE_RETURN_NOT_OK(CheckSegmentDir(m.segment_dir));
+  }
   return m;
 }
 
-Status EncodeBody(const Subscribed& m, WireWriter& out) {
+Status EncodeBody(const Subscribed& m, uint16_t version, WireWriter& out) {
   out.U64(m.subscription_id);
   out.U16(static_cast<uint16_t>(m.object_kind));
   out.U16(m.lane_hint);
   out.U32(static_cast<uint32_t>(m.partitions.size()));
   for (const int32_t partition : m.partitions) out.I32(partition);
   SLUICE_RETURN_NOT_OK(out.Str16("segment_name", m.segment_name));
-  return out.Bytes32("schema", m.schema);
+  SLUICE_RETURN_NOT_OK(out.Bytes32("schema", m.schema));
+  if (version < kSegmentDirVersion) {
+    // Dropping it would leave the reader to guess the folder.
+    if (!m.segment_dir.empty()) {
+      return FieldError("segment_dir", Quote(m.segment_dir), "version 1 has no segment_dir");
+    }
+    return Status::OK();
+  }
+  return out.Str16("segment_dir", m.segment_dir);
 }
 
 Result<Release> DecodeRelease(WireReader& in) {
@@ -294,12 +319,12 @@ Result<Message> AsMessage(Result<T> body) {
   return Message(body.MoveValue());
 }
 
-Result<Message> DecodeBody(MessageType type, WireReader& in) {
+Result<Message> DecodeBody(MessageType type, uint16_t version, WireReader& in) {
   switch (type) {
     case MessageType::kSubscribe:
       return AsMessage(DecodeSubscribe(in));
     case MessageType::kSubscribed:
-      return AsMessage(DecodeSubscribed(in));
+      return AsMessage(DecodeSubscribed(in, version));
     case MessageType::kRelease:
       return AsMessage(DecodeRelease(in));
     case MessageType::kHeartbeat:
@@ -310,6 +335,13 @@ Result<Message> DecodeBody(MessageType type, WireReader& in) {
       return AsMessage(DecodeClose(in));
   }
   return FieldError("type", static_cast<uint16_t>(type), "not a message type");
+}
+
+Status CheckVersion(uint16_t version) {
+  if (version >= kMinVersion && version <= kMaxVersion) return Status::OK();
+  return FieldError("version", version,
+                    "this side speaks versions " + std::to_string(kMinVersion) + " to " +
+                        std::to_string(kMaxVersion));
 }
 
 // The frame header's checks, in the order DecodeFrame applies them; RefusalCode follows the
@@ -345,11 +377,12 @@ Result<Frame> DecodeFrame(std::span<const uint8_t> bytes) {
   SLUICE_RETURN_NOT_OK(CheckWholeFrame(bytes));
   WireReader in(bytes.subspan(4));
   SLUICE_ASSIGN_OR_RETURN(const uint16_t version, in.U16("version"));
-  if (version != kVersion) return FieldError("version", version, "this side speaks version 1");
+  SLUICE_RETURN_NOT_OK(CheckVersion(version));
   SLUICE_ASSIGN_OR_RETURN(const MessageType type, ReadEnum(in, "type", MessageType::kClose));
   Frame frame;
+  frame.version = version;
   SLUICE_ASSIGN_OR_RETURN(frame.request_id, in.U64("request_id"));
-  SLUICE_ASSIGN_OR_RETURN(frame.message, DecodeBody(type, in));
+  SLUICE_ASSIGN_OR_RETURN(frame.message, DecodeBody(type, version, in));
   if (in.remaining() != 0) {
     return FieldError("frame_length", bytes.size() - 4,
                       std::to_string(in.remaining()) + " bytes after the end of the " +
@@ -361,19 +394,27 @@ Result<Frame> DecodeFrame(std::span<const uint8_t> bytes) {
 ErrorCode RefusalCode(std::span<const uint8_t> bytes) {
   if (!CheckWholeFrame(bytes).ok()) return ErrorCode::kBadFrame;
   WireReader in(bytes.subspan(4));
-  if (*in.U16("version") != kVersion) return ErrorCode::kUnsupportedVersion;
+  if (!CheckVersion(*in.U16("version")).ok()) return ErrorCode::kUnsupportedVersion;
   if (!ReadEnum(in, "type", MessageType::kClose).ok()) return ErrorCode::kUnknownType;
   return ErrorCode::kBadFrame;
 }
 
 Result<std::vector<uint8_t>> EncodeFrame(const Frame& frame) {
+  SLUICE_RETURN_NOT_OK(CheckVersion(frame.version));
   WireWriter out;
   out.U32(0);  // frame_length, known at the end
-  out.U16(kVersion);
+  out.U16(frame.version);
   out.U16(static_cast<uint16_t>(TypeOf(frame.message)));
   out.U64(frame.request_id);
-  SLUICE_RETURN_NOT_OK(
-      std::visit([&out](const auto& message) { return EncodeBody(message, out); }, frame.message));
+  SLUICE_RETURN_NOT_OK(std::visit(
+      [&out, &frame](const auto& message) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(message)>, Subscribed>) {
+          return EncodeBody(message, frame.version, out);
+        } else {
+          return EncodeBody(message, out);
+        }
+      },
+      frame.message));
   const size_t length = out.size() - 4;
   if (length > kMaxFrameLength) return FieldError("frame_length", length, "expected 12 to 1048576");
   out.PatchU32(0, static_cast<uint32_t>(length));

@@ -12,7 +12,11 @@
 
 namespace sluice::brokerd::protocol {
 
-inline constexpr uint16_t kVersion = 1;
+// The versions this side speaks (docs/formats.md, "Versions"). Version 2 adds SUBSCRIBED's
+// segment_dir, so that only the daemon is configured with its segment folder.
+inline constexpr uint16_t kMinVersion = 1;
+inline constexpr uint16_t kMaxVersion = 2;
+inline constexpr uint16_t kSegmentDirVersion = 2;
 // The frame header: frame_length, version, type, request_id.
 inline constexpr size_t kFrameHeaderSize = 16;
 // frame_length counts the bytes after itself: at least the rest of the header, at most 1 MiB.
@@ -88,6 +92,7 @@ struct Subscribed {
   std::vector<int32_t> partitions;
   std::string segment_name;
   std::vector<uint8_t> schema;  // an Arrow IPC Schema message, opaque to the codec
+  std::string segment_dir;      // version 2 on: the folder of the segment; empty in version 1
 
   bool operator==(const Subscribed&) const = default;
 };
@@ -109,8 +114,8 @@ struct Heartbeat {
 struct ErrorMessage {
   uint64_t subscription_id = 0;  // 0: the connection, or a SUBSCRIBE that failed
   ErrorCode code = ErrorCode::kInternal;
-  uint16_t min_version = kVersion;
-  uint16_t max_version = kVersion;
+  uint16_t min_version = kMinVersion;
+  uint16_t max_version = kMaxVersion;
   std::string message;
 
   bool operator==(const ErrorMessage&) const = default;
@@ -129,6 +134,7 @@ using Message = std::variant<Subscribe, Subscribed, Release, Heartbeat, ErrorMes
 struct Frame {
   uint64_t request_id = 0;
   Message message;
+  uint16_t version = kMaxVersion;
 
   bool operator==(const Frame&) const = default;
 };

@@ -21,6 +21,8 @@ constexpr size_t kSubscribePartitionsAt = kBody + 32;
 constexpr size_t kSubscribeTail = 2 + 2 + 4;
 constexpr size_t kPartitionStartEntrySize = 16;
 constexpr size_t kSubscribedPartitionCountAt = kBody + 12;
+// The bytes of SubscribedWithFolder's segment_dir, "/dev/shm", the last field of its frame.
+constexpr size_t kSegmentDirLength = 8;
 
 std::string Hex(const std::vector<uint8_t>& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -69,6 +71,7 @@ void DescribeBody(const Subscribed& m, Fields& out) {
                    Join(m.partitions, [](int32_t partition) { return std::to_string(partition); }));
   out.emplace_back("segment_name", m.segment_name);
   out.emplace_back("schema", Hex(m.schema));
+  out.emplace_back("segment_dir", m.segment_dir);
 }
 
 void DescribeBody(const Release& m, Fields& out) {
@@ -129,30 +132,75 @@ Subscribe SubscribeToLocalLeaders() {
 }
 
 Subscribed SubscribedToRecords() {
-  return {7, ObjectKind::kRecords, 0, {0, 3, 5}, "sluice-brokerd-4242-7", kSchema};
+  return {7, ObjectKind::kRecords, 0, {0, 3, 5}, "sluice-brokerd-4242-7", kSchema, ""};
 }
 
-// Good frames: every message type, and the edges of the unsigned fields.
+// As a version-2 daemon answers: its name has a random part, and the folder comes along.
+Subscribed SubscribedWithFolder() {
+  return {7,
+          ObjectKind::kRecords,
+          0,
+          {0, 3, 5},
+          "sluice-brokerd.4242.0badf00d.0123456789abcdef",
+          kSchema,
+          "/dev/shm"};
+}
+
+constexpr uint16_t kV1 = 1;
+constexpr uint16_t kV2 = 2;
+
+// Good frames: every message type in both versions, and the edges of the unsigned fields.
 std::vector<std::pair<std::string, Frame>> GoodFrames() {
   return {
-      {"subscribe-partitions.bin", {1, SubscribeToPartitions()}},
-      {"subscribe-local-leaders.bin", {2, SubscribeToLocalLeaders()}},
-      {"subscribed.bin", {1, SubscribedToRecords()}},
+      {"subscribe-partitions.bin", {1, SubscribeToPartitions(), kV1}},
+      {"subscribe-local-leaders.bin", {2, SubscribeToLocalLeaders(), kV1}},
+      {"subscribed.bin", {1, SubscribedToRecords(), kV1}},
       {"subscribed-chunks.bin",
-       {2, Subscribed{8, ObjectKind::kChunks, kNoLaneHint, {}, "sluice-brokerd-4242-8", kSchema}}},
-      {"release.bin", {3, Release{7, 41}}},
-      {"release-high-ids.bin", {UINT64_MAX, Release{(uint64_t{1} << 63) + 1, UINT64_MAX}}},
-      {"heartbeat.bin", {0, Heartbeat{123456789012345, 5000000000}}},
+       {2,
+        Subscribed{8, ObjectKind::kChunks, kNoLaneHint, {}, "sluice-brokerd-4242-8", kSchema, ""},
+        kV1}},
+      {"release.bin", {3, Release{7, 41}, kV1}},
+      {"release-high-ids.bin", {UINT64_MAX, Release{(uint64_t{1} << 63) + 1, UINT64_MAX}, kV1}},
+      {"heartbeat.bin", {0, Heartbeat{123456789012345, 5000000000}, kV1}},
       {"error.bin",
-       {2, ErrorMessage{0, ErrorCode::kUnknownTopic, 1, 1,
-                        "topic \"nope\" does not exist \u2014 checked in the metadata"}}},
+       {2,
+        ErrorMessage{0, ErrorCode::kUnknownTopic, 1, 1,
+                     "topic \"nope\" does not exist \u2014 checked in the metadata"},
+        kV1}},
       {"error-unsupported-version.bin",
-       {9, ErrorMessage{0, ErrorCode::kUnsupportedVersion, 1, 1, "version 2 is not spoken here"}}},
+       {9, ErrorMessage{0, ErrorCode::kUnsupportedVersion, 1, 1, "version 2 is not spoken here"},
+        kV1}},
       {"error-record-too-large.bin",
-       {0, ErrorMessage{7, ErrorCode::kRecordTooLarge, 1, 1,
-                        "partition 3 offset 99: 2000000 bytes do not fit a 1048576-byte slot"}}},
-      {"close.bin", {4, Close{7}}},
-      {"close-all.bin", {5, Close{kAllSubscriptions}}},
+       {0,
+        ErrorMessage{7, ErrorCode::kRecordTooLarge, 1, 1,
+                     "partition 3 offset 99: 2000000 bytes do not fit a 1048576-byte slot"},
+        kV1}},
+      {"close.bin", {4, Close{7}, kV1}},
+      {"close-all.bin", {5, Close{kAllSubscriptions}, kV1}},
+      {"v2-subscribe-local-leaders.bin", {2, SubscribeToLocalLeaders(), kV2}},
+      {"v2-subscribed.bin", {1, SubscribedWithFolder(), kV2}},
+      {"v2-subscribed-chunks.bin",
+       {2,
+        Subscribed{8,
+                   ObjectKind::kChunks,
+                   kNoLaneHint,
+                   {},
+                   "sluice-brokerd.1.0badf00d.ffff",
+                   kSchema,
+                   "/var/lib/sluice/segments \u00e9"},
+        kV2}},
+      {"v2-release.bin", {3, Release{7, 41}, kV2}},
+      {"v2-heartbeat.bin", {0, Heartbeat{123456789012345, 5000000000}, kV2}},
+      {"v2-error.bin",
+       {0,
+        ErrorMessage{7, ErrorCode::kRecordTooLarge, 1, 2,
+                     "partition 3 offset 99: 2000000 bytes do not fit a 1048576-byte slot"},
+        kV2}},
+      // UNSUPPORTED_VERSION goes in version 1 whatever the daemon speaks.
+      {"v2-error-unsupported-version.bin",
+       {9, ErrorMessage{0, ErrorCode::kUnsupportedVersion, 1, 2, "version 3 is not spoken here"},
+        kV1}},
+      {"v2-close.bin", {4, Close{7}, kV2}},
   };
 }
 
@@ -178,14 +226,18 @@ struct Broken {
 
 Result<std::vector<Broken>> BrokenFrames() {
   SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> subscribe,
-                          EncodeFrame({1, SubscribeToPartitions()}));
+                          EncodeFrame({1, SubscribeToPartitions(), kV1}));
   SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> subscribed,
-                          EncodeFrame({1, SubscribedToRecords()}));
-  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> release, EncodeFrame({3, Release{7, 41}}));
+                          EncodeFrame({1, SubscribedToRecords(), kV1}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> subscribed_v2,
+                          EncodeFrame({1, SubscribedWithFolder(), kV2}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> release,
+                          EncodeFrame({3, Release{7, 41}, kV1}));
   SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> heartbeat,
-                          EncodeFrame({0, Heartbeat{1, 5000000000}}));
-  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> error,
-                          EncodeFrame({2, ErrorMessage{0, ErrorCode::kInternal, 1, 1, "bad: XX"}}));
+                          EncodeFrame({0, Heartbeat{1, 5000000000}, kV1}));
+  SLUICE_ASSIGN_OR_RETURN(
+      const std::vector<uint8_t> error,
+      EncodeFrame({2, ErrorMessage{0, ErrorCode::kInternal, 1, 1, "bad: XX"}, kV1}));
   std::vector<Broken> broken;
   auto add = [&broken](std::string file, std::string field, std::vector<uint8_t> bytes,
                        auto&& tamper) {
@@ -201,7 +253,8 @@ Result<std::vector<Broken>> BrokenFrames() {
   add("length-too-small.bin", "frame_length", heartbeat, [](auto& b) { PutU32(b, 0, 8); });
   add("length-too-large.bin", "frame_length", heartbeat,
       [](auto& b) { PutU32(b, 0, kMaxFrameLength + 1); });
-  add("bad-version.bin", "version", heartbeat, [](auto& b) { PutU16(b, kVersionAt, 2); });
+  add("bad-version.bin", "version", heartbeat, [](auto& b) { PutU16(b, kVersionAt, 3); });
+  add("version-zero.bin", "version", heartbeat, [](auto& b) { PutU16(b, kVersionAt, 0); });
   add("unknown-type.bin", "type", heartbeat, [](auto& b) { PutU16(b, kTypeAt, 7); });
   add("trailing-bytes.bin", "frame_length", release, [](auto& b) {
     b.insert(b.end(), {0, 0, 0, 0});
@@ -226,13 +279,24 @@ Result<std::vector<Broken>> BrokenFrames() {
   });
   add("bad-topic-name.bin", "topic", subscribe,
       [](auto& b) { b[b.size() - kSubscribeTail - 3] = '/'; });
+  // A version-1 SUBSCRIBED under a version-2 header: the folder is missing.
+  add("v2-subscribed-without-dir.bin", "segment_dir", subscribed,
+      [](auto& b) { PutU16(b, kVersionAt, kV2); });
+  // And the other way: a version-1 frame ends at the schema.
+  add("v1-subscribed-with-dir.bin", "frame_length", subscribed_v2,
+      [](auto& b) { PutU16(b, kVersionAt, kV1); });
+  // "/dev/shm" becomes "dev/shm/": a folder relative to what?
+  add("v2-subscribed-relative-dir.bin", "segment_dir", subscribed_v2, [](auto& b) {
+    std::rotate(b.end() - kSegmentDirLength, b.end() - kSegmentDirLength + 1, b.end());
+  });
   return broken;
 }
 
 }  // namespace
 
 Fields Describe(const Frame& frame) {
-  Fields fields = {{"type", std::string(NameOf(TypeOf(frame.message)))},
+  Fields fields = {{"version", std::to_string(frame.version)},
+                   {"type", std::string(NameOf(TypeOf(frame.message)))},
                    {"request_id", std::to_string(frame.request_id)}};
   std::visit([&fields](const auto& message) { DescribeBody(message, fields); }, frame.message);
   return fields;

@@ -16,8 +16,8 @@ namespace sluice::brokerd::protocol::vectors {
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-// A frame as the manifest spells it: type, request_id, then every field of the message in the
-// spec's order; integers in decimal, enumerations by name, byte arrays in lowercase hex, lists
+// A frame as the manifest spells it: version, type, request_id, then every field of the message in
+// the spec's order; integers in decimal, enumerations by name, byte arrays in lowercase hex, lists
 // comma-separated (a partition entry as partition:START:offset).
 Fields Describe(const Frame& frame);
 

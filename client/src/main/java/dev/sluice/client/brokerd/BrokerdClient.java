@@ -28,14 +28,12 @@ import java.util.Objects;
 @PublicEvolving
 public final class BrokerdClient {
     private final Path socket;
-    private final Path segmentDir;
     private final Duration heartbeatTimeout;
     private final Duration requestTimeout;
     private final Duration reconnectTimeout;
 
     private BrokerdClient(Builder builder) {
         this.socket = builder.socket;
-        this.segmentDir = builder.segmentDir;
         this.heartbeatTimeout = builder.heartbeatTimeout;
         this.requestTimeout = builder.requestTimeout;
         this.reconnectTimeout = builder.reconnectTimeout;
@@ -70,10 +68,6 @@ public final class BrokerdClient {
         return ControlConnection.open(socket, heartbeatTimeout);
     }
 
-    Path segmentDir() {
-        return segmentDir;
-    }
-
     Duration requestTimeout() {
         return requestTimeout;
     }
@@ -86,7 +80,6 @@ public final class BrokerdClient {
     @PublicEvolving
     public static final class Builder {
         private final Path socket;
-        private Path segmentDir = Path.of("/dev/shm");
         private Duration heartbeatTimeout = Duration.ofSeconds(10);
         private Duration requestTimeout = Duration.ofSeconds(30);
         private Duration reconnectTimeout = Duration.ofSeconds(60);
@@ -95,9 +88,15 @@ public final class BrokerdClient {
             this.socket = Objects.requireNonNull(socket, "socket");
         }
 
-        /** Where the daemon creates segments ({@code sluice.segment.dir}). */
+        /**
+         * Ignored: the daemon names the folder of each segment in its answer (its {@code
+         * sluice.segment.dir}, control protocol version 2), so only the daemon is configured.
+         *
+         * @deprecated has no effect; remove the call
+         */
+        @Deprecated(forRemoval = true)
         public Builder segmentDir(Path dir) {
-            this.segmentDir = Objects.requireNonNull(dir);
+            Objects.requireNonNull(dir);
             return this;
         }
 

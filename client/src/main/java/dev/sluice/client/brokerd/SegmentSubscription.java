@@ -14,6 +14,8 @@ import dev.sluice.client.segment.SegmentReader;
 import dev.sluice.client.segment.WriterDeadException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -190,8 +192,7 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
                     opened.request(request.toSubscribe(resumePositions(), resumeStreams()))
                             .get(client.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
             Subscribed subscribed = (Subscribed) answer;
-            SegmentReader segment =
-                    SegmentReader.open(client.segmentDir().resolve(subscribed.segmentName()));
+            SegmentReader segment = openSegment(subscribed);
             if (reader != null) {
                 reader.close();
                 freeLoaders.forEach(ArrowBatchReader::close);
@@ -222,6 +223,35 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
+        }
+    }
+
+    /**
+     * Opens the segment in the folder the daemon names, its {@code sluice.segment.dir}
+     * (SUBSCRIBED's {@code segment_dir}, spec "Versions"): only the daemon is configured with it. A
+     * reader that cannot open the file does not see that folder as the daemon does, and is told so.
+     */
+    private static SegmentReader openSegment(Subscribed subscribed) throws IOException {
+        if (subscribed.segmentDir().isEmpty()) {
+            throw new IOException(
+                    "the daemon answered SUBSCRIBE in protocol version 1, which does not name its"
+                            + " segment folder (sluice.segment.dir): upgrade sluice-brokerd");
+        }
+        Path path = Path.of(subscribed.segmentDir()).resolve(subscribed.segmentName());
+        try {
+            return SegmentReader.open(path);
+        } catch (FileSystemException e) {
+            throw new IOException(
+                    "cannot open the segment "
+                            + path
+                            + " that sluice-brokerd created in its sluice.segment.dir "
+                            + subscribed.segmentDir()
+                            + " ("
+                            + e
+                            + "): this reader must see that folder as the daemon does, on the"
+                            + " daemon's host and, in a container, with the daemon's /dev/shm (the"
+                            + " same IPC namespace) or the folder mounted",
+                    e);
         }
     }
 

@@ -19,7 +19,14 @@ import java.util.function.ToIntFunction;
  */
 @PublicEvolving
 public final class ControlCodec {
-    public static final int VERSION = 1;
+    /** The newest version this side speaks, which it sends (spec "Versions"). */
+    public static final int VERSION = 2;
+
+    /** The oldest version this side speaks. */
+    public static final int MIN_VERSION = 1;
+
+    /** Version 2 adds SUBSCRIBED's {@code segment_dir}: only the daemon knows its folder. */
+    public static final int SEGMENT_DIR_VERSION = 2;
 
     /** The frame header: frame_length, version, type, request_id. */
     public static final int FRAME_HEADER_SIZE = 16;
@@ -44,21 +51,23 @@ public final class ControlCodec {
     private static final int MAX_JOB_FILTER_LENGTH = 128; // a job id
     private static final int MAX_SEGMENT_NAME_LENGTH = 255;
     private static final int MAX_SCHEMA_LENGTH = 65536;
+    private static final int MAX_SEGMENT_DIR_LENGTH = 4095; // PATH_MAX less its NUL
     private static final int LAST_LANE = 30;
 
     private ControlCodec() {}
 
     /** One whole frame, length prefix included. */
     public static byte[] encode(Frame frame) throws ProtocolException {
+        checkVersion(frame.version());
         WireWriter out = new WireWriter();
         out.i32(0); // frame_length, known at the end
-        out.u16("version", VERSION);
+        out.u16("version", frame.version());
         out.u16("type", frame.message().type().code());
         out.u64(frame.requestId());
         ControlMessage message = frame.message();
         switch (message.type()) {
             case SUBSCRIBE -> encodeBody((Subscribe) message, out);
-            case SUBSCRIBED -> encodeBody((Subscribed) message, out);
+            case SUBSCRIBED -> encodeBody((Subscribed) message, frame.version(), out);
             case RELEASE -> {
                 Release m = (Release) message;
                 out.u64(m.subscriptionId());
@@ -111,15 +120,13 @@ public final class ControlCodec {
         }
         WireReader in = new WireReader(bytes.position(4));
         int version = in.u16("version");
-        if (version != VERSION) {
-            throw new ProtocolException("version", version, "this side speaks version 1");
-        }
+        checkVersion(version);
         MessageType type = readEnum(in, "type", MessageType.values(), MessageType::code);
         long requestId = in.u64("request_id");
         ControlMessage message =
                 switch (type) {
                     case SUBSCRIBE -> decodeSubscribe(in);
-                    case SUBSCRIBED -> decodeSubscribed(in);
+                    case SUBSCRIBED -> decodeSubscribed(in, version);
                     case RELEASE ->
                             new Release(readSubscriptionId(in), in.u64("processed_through"));
                     case HEARTBEAT -> decodeHeartbeat(in);
@@ -132,7 +139,16 @@ public final class ControlCodec {
                     length,
                     in.remaining() + " bytes after the end of the " + type + " body");
         }
-        return new Frame(requestId, message);
+        return new Frame(requestId, message, version);
+    }
+
+    private static void checkVersion(int version) throws ProtocolException {
+        if (version < MIN_VERSION || version > VERSION) {
+            throw new ProtocolException(
+                    "version",
+                    version,
+                    "this side speaks versions " + MIN_VERSION + " to " + VERSION);
+        }
     }
 
     /** Whether a declared frame_length is within the spec's bounds. */
@@ -167,7 +183,8 @@ public final class ControlCodec {
         }
     }
 
-    private static void encodeBody(Subscribed m, WireWriter out) throws ProtocolException {
+    private static void encodeBody(Subscribed m, int version, WireWriter out)
+            throws ProtocolException {
         out.u64(m.subscriptionId());
         out.u16("object_kind", m.objectKind().code());
         out.u16("lane_hint", m.laneHint());
@@ -177,6 +194,15 @@ public final class ControlCodec {
         }
         out.str16("segment_name", m.segmentName());
         out.bytes32(m.schema());
+        if (version >= SEGMENT_DIR_VERSION) {
+            out.str16("segment_dir", m.segmentDir());
+        } else if (!m.segmentDir().isEmpty()) {
+            // Dropping it would leave the reader to guess the folder.
+            throw new ProtocolException(
+                    "segment_dir",
+                    WireReader.quote(m.segmentDir()),
+                    "version 1 has no segment_dir");
+        }
     }
 
     private static Subscribe decodeSubscribe(WireReader in) throws ProtocolException {
@@ -298,7 +324,8 @@ public final class ControlCodec {
         return new PartitionStart(partition, start, offset);
     }
 
-    private static Subscribed decodeSubscribed(WireReader in) throws ProtocolException {
+    private static Subscribed decodeSubscribed(WireReader in, int version)
+            throws ProtocolException {
         long subscriptionId = readSubscriptionId(in);
         ObjectKind objectKind = readEnum(in, "object_kind", ObjectKind.values(), ObjectKind::code);
         int laneHint = in.u16("lane_hint");
@@ -332,8 +359,29 @@ public final class ControlCodec {
             throw new ProtocolException(
                     "schema", schema.length + " bytes", "expected 1 to 65536 bytes");
         }
+        String segmentDir = "";
+        if (version >= SEGMENT_DIR_VERSION) {
+            segmentDir = in.str16("segment_dir");
+            checkSegmentDir(segmentDir);
+        }
         return new Subscribed(
-                subscriptionId, objectKind, laneHint, partitions, segmentName, schema);
+                subscriptionId, objectKind, laneHint, partitions, segmentName, schema, segmentDir);
+    }
+
+    private static void checkSegmentDir(String dir) throws ProtocolException {
+        int length = utf8Length(dir);
+        if (length < 1 || length > MAX_SEGMENT_DIR_LENGTH) {
+            throw new ProtocolException(
+                    "segment_dir", WireReader.quote(dir), "expected 1 to 4095 bytes");
+        }
+        if (dir.charAt(0) != '/') {
+            throw new ProtocolException(
+                    "segment_dir", WireReader.quote(dir), "not an absolute path");
+        }
+        if (dir.indexOf('\0') >= 0) {
+            throw new ProtocolException(
+                    "segment_dir", WireReader.quote(dir), "a path has no NUL byte");
+        }
     }
 
     private static Heartbeat decodeHeartbeat(WireReader in) throws ProtocolException {

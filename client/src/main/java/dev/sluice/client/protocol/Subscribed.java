@@ -9,8 +9,10 @@ import java.util.Objects;
 
 /**
  * SUBSCRIBED: the subscription's id, the segment that carries its objects (a file named {@code
- * segmentName} in the daemon's segment directory), the Arrow Schema message of its objects, the
- * lane to try first ({@link #NO_LANE_HINT} for any) and the partitions it reads.
+ * segmentName} in the folder {@code segmentDir}, the daemon's {@code sluice.segment.dir}), the
+ * Arrow Schema message of its objects, the lane to try first ({@link #NO_LANE_HINT} for any) and
+ * the partitions it reads. {@code segmentDir} is empty in protocol version 1, which does not carry
+ * it.
  */
 @PublicEvolving
 public record Subscribed(
@@ -19,7 +21,8 @@ public record Subscribed(
         int laneHint,
         List<Integer> partitions,
         String segmentName,
-        byte[] schema)
+        byte[] schema,
+        String segmentDir)
         implements ControlMessage {
     public static final int NO_LANE_HINT = 65535;
 
@@ -28,6 +31,7 @@ public record Subscribed(
         partitions = List.copyOf(partitions);
         Objects.requireNonNull(segmentName, "segmentName");
         schema = schema.clone();
+        Objects.requireNonNull(segmentDir, "segmentDir");
     }
 
     @Override
@@ -49,12 +53,14 @@ public record Subscribed(
                 && laneHint == that.laneHint
                 && partitions.equals(that.partitions)
                 && segmentName.equals(that.segmentName)
-                && Arrays.equals(schema, that.schema);
+                && Arrays.equals(schema, that.schema)
+                && segmentDir.equals(that.segmentDir);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(subscriptionId, objectKind, laneHint, partitions, segmentName)
+        return Objects.hash(
+                        subscriptionId, objectKind, laneHint, partitions, segmentName, segmentDir)
                 + 31 * Arrays.hashCode(schema);
     }
 
@@ -72,6 +78,8 @@ public record Subscribed(
                 + segmentName
                 + ", schema="
                 + HexFormat.of().formatHex(schema)
+                + ", segmentDir="
+                + segmentDir
                 + "]";
     }
 }

@@ -61,7 +61,7 @@ class ControlCodecTest {
 
     static Subscribed validSubscribed() {
         return new Subscribed(
-                3, ObjectKind.CHUNKS, 30, List.of(1, 4), "seg-3", new byte[] {1, 2, 3});
+                3, ObjectKind.CHUNKS, 30, List.of(1, 4), "seg-3", new byte[] {1, 2, 3}, "/dev/shm");
     }
 
     static List<Frame> oneOfEachMessage() {
@@ -114,7 +114,7 @@ class ControlCodecTest {
             0,
             0,
             0, // frame_length: 12 + 16
-            1,
+            2,
             0, // version
             3,
             0, // type RELEASE
@@ -181,6 +181,33 @@ class ControlCodecTest {
         }
     }
 
+    /**
+     * Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
+     * SUBSCRIBED, are as they were (spec "Versions").
+     */
+    @Test
+    void onlyVersionTwoOfSubscribedCarriesTheSegmentDir() throws Exception {
+        byte[] one = ControlCodec.encode(subscribedIn("", 1));
+        byte[] two = ControlCodec.encode(subscribedIn("/dev/shm", 2));
+        assertThat(two).hasSize(one.length + 2 + 8);
+        assertThat(Arrays.copyOfRange(two, 6, one.length))
+                .as("v1's body is a prefix")
+                .isEqualTo(Arrays.copyOfRange(one, 6, one.length));
+        assertThat(ControlCodec.decode(one).version()).isEqualTo(1);
+        assertThat(((Subscribed) ControlCodec.decode(two).message()).segmentDir())
+                .isEqualTo("/dev/shm");
+        for (Frame frame : oneOfEachMessage()) {
+            if (frame.message() instanceof Subscribed) {
+                continue;
+            }
+            byte[] old = ControlCodec.encode(new Frame(frame.requestId(), frame.message(), 1));
+            le(old).putShort(4, (short) 2);
+            assertThat(old)
+                    .as("%s: the same body in both versions", frame.message().type())
+                    .isEqualTo(ControlCodec.encode(frame));
+        }
+    }
+
     @Test
     void frameLengthOutsideItsBoundsIsRefused() throws Exception {
         byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
@@ -194,7 +221,7 @@ class ControlCodecTest {
 
     @Test
     void anUnknownVersionIsRefused() throws Exception {
-        for (int version : new int[] {0, 2, 65535}) {
+        for (int version : new int[] {0, 3, 65535}) {
             byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
             le(bytes).putShort(4, (short) version);
             assertRefused(bytes, "version");
@@ -236,7 +263,8 @@ class ControlCodecTest {
         Frame subscribed =
                 new Frame(
                         1,
-                        new Subscribed(3, ObjectKind.RECORDS, 0, List.of(), "s", new byte[] {1}));
+                        new Subscribed(
+                                3, ObjectKind.RECORDS, 0, List.of(), "s", new byte[] {1}, "/d"));
         Frame error = new Frame(1, new ErrorMessage(0, ErrorCode.INTERNAL, 1, 1, ""));
         List<Case> cases =
                 List.of(
@@ -277,7 +305,20 @@ class ControlCodecTest {
         return new Frame(
                 1,
                 new Subscribed(
-                        7, ObjectKind.RECORDS, laneHint, partitions, name, new byte[schema]));
+                        7,
+                        ObjectKind.RECORDS,
+                        laneHint,
+                        partitions,
+                        name,
+                        new byte[schema],
+                        "/dev/shm"));
+    }
+
+    private static Frame subscribedIn(String dir, int version) {
+        return new Frame(
+                1,
+                new Subscribed(7, ObjectKind.RECORDS, 0, List.of(), "seg", new byte[1], dir),
+                version);
     }
 
     /** What the decoder refuses the encoder refuses too, naming the same field. */
@@ -348,7 +389,10 @@ class ControlCodecTest {
                 subscribe(s -> s.streams = List.of(new StreamStart("job-1", "", 3))),
                 "streams[0].stream");
         add.accept(
-                new Frame(1, new Subscribed(0, ObjectKind.RECORDS, 0, List.of(), "s", new byte[1])),
+                new Frame(
+                        1,
+                        new Subscribed(
+                                0, ObjectKind.RECORDS, 0, List.of(), "s", new byte[1], "/d")),
                 "subscription_id");
         add.accept(subscribed(31, List.of(), "seg", 1), "lane_hint");
         add.accept(subscribed(-1, List.of(), "seg", 1), "lane_hint");
@@ -359,6 +403,13 @@ class ControlCodecTest {
         add.accept(subscribed(0, List.of(), "seg", 0), "schema");
         add.accept(subscribed(0, List.of(), "seg", 65537), "schema");
         add.accept(subscribed(0, Collections.nCopies(300_000, 0), "seg", 1), "frame_length");
+        add.accept(subscribedIn("", 2), "segment_dir");
+        add.accept(subscribedIn("dev/shm", 2), "segment_dir");
+        add.accept(subscribedIn("/dev\0shm", 2), "segment_dir");
+        add.accept(subscribedIn("/" + "d".repeat(4095), 2), "segment_dir");
+        add.accept(subscribedIn("/dev/shm", 1), "segment_dir");
+        add.accept(new Frame(0, new Heartbeat(1, 2), 0), "version");
+        add.accept(new Frame(0, new Heartbeat(1, 2), 3), "version");
         add.accept(new Frame(1, new Release(0, 1)), "subscription_id");
         add.accept(new Frame(0, new Heartbeat(1, 0)), "timeout_ns");
         add.accept(new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 0, 1, "")), "min_version");

@@ -15,6 +15,7 @@ final class FrameDescription {
 
     static Map<String, String> of(Frame frame) {
         Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("version", Integer.toString(frame.version()));
         fields.put("type", frame.message().type().name());
         fields.put("request_id", Long.toUnsignedString(frame.requestId()));
         ControlMessage message = frame.message();
@@ -47,6 +48,7 @@ final class FrameDescription {
                     m.partitions().stream().map(String::valueOf).collect(Collectors.joining(",")));
             fields.put("segment_name", m.segmentName());
             fields.put("schema", HexFormat.of().formatHex(m.schema()));
+            fields.put("segment_dir", m.segmentDir());
         } else if (message instanceof Release m) {
             fields.put("subscription_id", Long.toUnsignedString(m.subscriptionId()));
             fields.put("processed_through", Long.toUnsignedString(m.processedThrough()));

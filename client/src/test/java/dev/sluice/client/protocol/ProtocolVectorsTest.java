@@ -57,16 +57,19 @@ class ProtocolVectorsTest {
     }
 
     @Test
-    void theManifestCoversEveryMessageAndTheMalformedCases() throws Exception {
+    void theManifestCoversEveryMessageInBothVersionsAndTheMalformedCases() throws Exception {
         List<Entry> entries = manifest();
-        Set<String> types =
+        Map<String, Set<String>> types =
                 entries.stream()
                         .filter(e -> e.result().equals("ok"))
-                        .map(e -> e.values().get("type"))
-                        .collect(Collectors.toSet());
-        assertThat(types)
-                .containsExactlyInAnyOrder(
-                        Stream.of(MessageType.values()).map(Enum::name).toArray(String[]::new));
+                        .collect(
+                                Collectors.groupingBy(
+                                        e -> e.values().get("version"),
+                                        Collectors.mapping(
+                                                e -> e.values().get("type"), Collectors.toSet())));
+        Set<String> every =
+                Stream.of(MessageType.values()).map(Enum::name).collect(Collectors.toSet());
+        assertThat(types).isEqualTo(Map.of("1", every, "2", every));
         Set<String> fields =
                 entries.stream()
                         .filter(e -> e.result().equals("error"))
@@ -81,7 +84,8 @@ class ProtocolVectorsTest {
                         "mode",
                         "message",
                         "partitions[1].start",
-                        "partition_count");
+                        "partition_count",
+                        "segment_dir");
     }
 
     @TestFactory

@@ -86,7 +86,13 @@ public final class SluiceSourceBuilder<T> {
         return this;
     }
 
-    /** Where that daemon creates segments ({@code sluice.segment.dir}, {@code /dev/shm}). */
+    /**
+     * Ignored: the daemon names the folder of each segment in its answer (its {@code
+     * sluice.segment.dir}, control protocol version 2), so only the daemon is configured.
+     *
+     * @deprecated has no effect; remove the call
+     */
+    @Deprecated(forRemoval = true)
     public SluiceSourceBuilder<T> setSegmentDir(Path dir) {
         this.segmentDir = Objects.requireNonNull(dir);
         return this;
