@@ -7,6 +7,7 @@ import dev.sluice.client.protocol.ErrorMessage;
 import dev.sluice.client.protocol.Frame;
 import dev.sluice.client.protocol.FrameReader;
 import dev.sluice.client.protocol.Heartbeat;
+import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -17,15 +18,16 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One control connection to the daemon: sends requests and matches their answers by request id,
  * exchanges heartbeats, and closes itself when the daemon is silent past the timeout. One thread
- * blocks reading frames; another sends heartbeats; neither spins.
+ * blocks reading frames; another sends heartbeats; neither spins. Both end when the connection
+ * closes, and {@link #close()} returns once they have (docs/architecture.md, "Threads").
  */
 @Internal
 final class ControlConnection implements AutoCloseable {
@@ -34,6 +36,7 @@ final class ControlConnection implements AutoCloseable {
     private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextRequestId = new AtomicLong(1);
     private final ScheduledExecutorService heartbeats;
+    private final SluiceThreads.Factory heartbeatThreads;
     private final Thread reader;
     private volatile long lastReceivedNanos = System.nanoTime();
     private volatile long lastSentNanos = System.nanoTime();
@@ -43,19 +46,15 @@ final class ControlConnection implements AutoCloseable {
     private volatile ErrorMessage subscriptionError;
 
     private static final long READER_DRAIN_MILLIS = 1000;
+    // How long close() waits for the two threads; both end at once when the socket closes.
+    private static final Duration THREADS_END = Duration.ofSeconds(5);
 
     private ControlConnection(SocketChannel channel, Duration timeout) {
         this.channel = channel;
-        this.reader = new Thread(this::readFrames, "sluice-brokerd-control");
-        reader.setDaemon(true);
+        this.reader = SluiceThreads.newThread("sluice-brokerd-control", this::readFrames);
         this.timeoutNanos = timeout.toNanos();
-        this.heartbeats =
-                Executors.newSingleThreadScheduledExecutor(
-                        runnable -> {
-                            Thread thread = new Thread(runnable, "sluice-brokerd-heartbeat");
-                            thread.setDaemon(true);
-                            return thread;
-                        });
+        this.heartbeatThreads = SluiceThreads.factory("sluice-brokerd-heartbeat");
+        this.heartbeats = new ScheduledThreadPoolExecutor(1, heartbeatThreads);
     }
 
     static ControlConnection open(Path socket, Duration timeout) throws IOException {
@@ -209,8 +208,18 @@ final class ControlConnection implements AutoCloseable {
         }
     }
 
+    /** Closes the socket, then waits (briefly) until the reader and heartbeat threads ended. */
     @Override
     public void close() {
         fail(new IOException("closed"));
+        try {
+            heartbeatThreads.awaitEnd(THREADS_END);
+            if (Thread.currentThread() != reader) {
+                // An answer's callbacks run on the reader thread, which may close from there.
+                reader.join(THREADS_END.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -1,10 +1,11 @@
 package dev.sluice.client.stream;
 
 import dev.sluice.client.annotation.Internal;
+import dev.sluice.client.thread.SluiceThreads;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,6 +39,7 @@ final class ProgressReporter implements AutoCloseable {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private volatile ScheduledExecutorService timer;
+    private volatile SluiceThreads.Factory timerThreads;
     private final NanoClock clock;
     // Guarded by this: what was handed to the producer last, and when.
     private DeliveryProgress lastSent;
@@ -59,15 +61,10 @@ final class ProgressReporter implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** Sends every {@code interval} from a daemon thread of its own. */
+    /** Sends every {@code interval} from a daemon thread of its own, which {@link #close} ends. */
     void start(Duration interval, String name) {
-        timer =
-                Executors.newSingleThreadScheduledExecutor(
-                        r -> {
-                            Thread thread = new Thread(r, "sluice-progress-" + name);
-                            thread.setDaemon(true);
-                            return thread;
-                        });
+        timerThreads = SluiceThreads.factory("sluice-progress-" + name);
+        timer = new ScheduledThreadPoolExecutor(1, timerThreads);
         long nanos = interval.toNanos();
         timer.scheduleAtFixedRate(this::tick, 0, nanos, TimeUnit.NANOSECONDS);
     }
@@ -141,11 +138,21 @@ final class ProgressReporter implements AutoCloseable {
         return failures.get();
     }
 
-    /** Sends the latest progress, then closes the producer, waiting up to the close timeout. */
+    /**
+     * Ends the timer's thread, sends the latest progress, then closes the producer, waiting up to
+     * the close timeout for each.
+     */
     @Override
     public void close() {
         if (timer != null) {
             timer.shutdownNow();
+            // The thread ends with its reader (docs/architecture.md, "Threads"); a tick it is in
+            // the middle of gets the close timeout to hand its record over.
+            try {
+                timerThreads.awaitEnd(closeTimeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         tick();
         synchronized (this) {

@@ -5,6 +5,7 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.ChunkBatch;
 import dev.sluice.client.brokerd.ChunkSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
+import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -43,6 +44,9 @@ import org.apache.arrow.vector.VarBinaryVector;
  * there. So a chunk handed to a paced reader that already has one waiting is copied to the heap and
  * its slot share is given back at once, up to {@code heapBufferBytes} per subscription; the chunk a
  * reader will read next stays in place.
+ *
+ * <p>The dispatcher ends, and the subscription leaves the process's registry, when its last reader
+ * leaves; that reader's close returns once it has (docs/architecture.md, "Threads").
  */
 @Internal
 final class SharedChunkSubscription {
@@ -75,8 +79,8 @@ final class SharedChunkSubscription {
         this.subscription = subscription;
         this.maxOpenBatches = request.maxOpenBatches();
         this.heapBufferBytes = heapBufferBytes;
-        this.dispatcher = new Thread(this::dispatch, "sluice-chunks-" + request.topic());
-        dispatcher.setDaemon(true);
+        this.dispatcher =
+                SluiceThreads.newThread("sluice-chunks-" + request.topic(), this::dispatch);
     }
 
     /**

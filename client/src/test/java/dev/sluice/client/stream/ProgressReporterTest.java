@@ -88,6 +88,24 @@ class ProgressReporterTest {
     }
 
     @Test
+    void closeEndsTheTimerThreadBeforeItReturns() {
+        reporter.update(at(0, false));
+        reporter.start(Duration.ofMillis(5), "job-1/cyan");
+        Thread timer =
+                Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("sluice-progress-job-1/cyan"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(timer.isDaemon()).isTrue();
+
+        reporter.close();
+
+        // The thread ends with its reader (docs/architecture.md, "Threads").
+        assertThat(timer.isAlive()).isFalse();
+        assertThat(sent()).contains(at(0, false));
+    }
+
+    @Test
     void failuresAreCountedAndTheNextProgressStillGoesOut() {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(

@@ -2,6 +2,7 @@ package dev.sluice.flink.sink;
 
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
+import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * (re)started after it must still learn it. A record that is not a progress record is counted and
  * logged with its partition and offset, never applied.
  *
- * <p>The thread blocks in {@code poll}; {@link #close()} wakes it.
+ * <p>The thread blocks in {@code poll}; {@link #close()} wakes it and waits until it ended
+ * (docs/architecture.md, "Threads").
  */
 @Internal
 final class ProgressListener implements AutoCloseable {
@@ -60,8 +62,7 @@ final class ProgressListener implements AutoCloseable {
         this.refreshNanos = partitionRefresh.toNanos();
         this.onProgress = onProgress;
         this.onFailure = onFailure;
-        this.thread = new Thread(this::run, "sluice-sink-progress-" + name);
-        this.thread.setDaemon(true);
+        this.thread = SluiceThreads.newThread("sluice-sink-progress-" + name, this::run);
     }
 
     /**

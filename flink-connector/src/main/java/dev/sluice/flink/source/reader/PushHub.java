@@ -7,6 +7,7 @@ import dev.sluice.client.brokerd.RecordsSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
 import dev.sluice.client.protocol.ErrorCode;
 import dev.sluice.client.protocol.PartitionStart;
+import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +35,20 @@ import org.slf4j.LoggerFactory;
  * <p>What readers buffer is bounded by the open batches ({@link PushSettings#maxOpenBatches()}):
  * when they are all held, the hub stops polling, the daemon's slots fill, and it pauses the
  * partitions.
+ *
+ * <p>The hub's thread ends, and the hub leaves the TaskManager's registry, when its last reader
+ * leaves; that reader's close returns once the thread has ended (docs/architecture.md, "Threads"):
+ * the thread holds the job's classes, and on a TaskManager that runs job after job it must not
+ * outlive its job.
  */
 final class PushHub {
     private static final Logger LOG = LoggerFactory.getLogger(PushHub.class);
     private static final Map<Key, PushHub> HUBS = new HashMap<>();
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(20);
     private static final Duration METADATA_WAIT = Duration.ofSeconds(10);
+    // How long the last reader's close waits for the thread: it ends within a poll once every
+    // share is back, or a request to the daemon once that is answered.
+    private static final Duration END_WAIT = Duration.ofSeconds(30);
 
     /** Hubs are per daemon, topic and source: two sources may read one partition from apart. */
     record Key(String socket, String topic, String sourceId) {}
@@ -77,8 +87,7 @@ final class PushHub {
                 BrokerdClient.builder(Path.of(settings.socket()))
                         .segmentDir(Path.of(settings.segmentDir()))
                         .build();
-        this.thread = new Thread(this::run, "sluice-push-" + key.topic());
-        thread.setDaemon(true);
+        this.thread = SluiceThreads.newThread("sluice-push-" + key.topic(), this::run);
     }
 
     /** Joins the hub of {@code key}, starting it if it is the first reader. */
@@ -104,6 +113,7 @@ final class PushHub {
      */
     static void leave(PushMember member) {
         PushHub hub = member.hub;
+        boolean last;
         synchronized (HUBS) {
             synchronized (hub) {
                 hub.members.remove(member);
@@ -114,12 +124,30 @@ final class PushHub {
                     }
                 }
                 member.takeHeld().forEach(hub::recycleLocked);
-                if (hub.members.isEmpty()) {
+                last = hub.members.isEmpty();
+                if (last) {
                     hub.stopping = true;
-                    HUBS.remove(hub.key);
+                    HUBS.remove(hub.key, hub);
                 }
                 hub.notifyAll();
             }
+        }
+        if (last) {
+            hub.awaitEnd();
+        }
+    }
+
+    /** Waits until the hub's thread has closed the subscription and ended. */
+    private void awaitEnd() {
+        try {
+            thread.join(END_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            // Flink interrupts a cancelled task's thread: the hub ends all the same, unawaited.
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (thread.isAlive()) {
+            LOG.warn("the push thread of {} has not ended {} after its last reader", key, END_WAIT);
         }
     }
 
@@ -273,13 +301,16 @@ final class PushHub {
         }
         if (partitions > 0) {
             subscription = subscribe(request.build());
-            LOG.info("subscribed to {} for {} partitions", key, partitions);
+            if (subscription != null) {
+                LOG.info("subscribed to {} for {} partitions", key, partitions);
+            }
         }
     }
 
     /**
      * A topic or partition just created may not be in the broker's metadata yet, which the daemon
-     * answers with UNKNOWN_TOPIC: asks again for a while before giving up.
+     * answers with UNKNOWN_TOPIC: asks again for a while before giving up. Null if the last reader
+     * left meanwhile.
      */
     private RecordsSubscription subscribe(SubscriptionRequest request)
             throws IOException, InterruptedException {
@@ -294,7 +325,16 @@ final class PushHub {
                 }
                 LOG.info("{}: {}; asking again in {} ms", key, e.getMessage(), backoffMillis);
             }
-            Thread.sleep(backoffMillis);
+            long wakeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
+            synchronized (this) {
+                // Woken up when the last reader leaves, which must not wait out the backoff.
+                for (long left; !stopping && (left = wakeAt - System.nanoTime()) > 0; ) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+                if (stopping) {
+                    return null;
+                }
+            }
             backoffMillis = Math.min(1000, backoffMillis * 2);
         }
     }
