@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       output location's host; the generation pipeline submitted as a job jar.
  *   <li>{@code printing}: print jobs through the jobs topic, their channels read at constant speed
  *       by the print heads of two hosts, each equal to a sequential run, none starved. {@code
- *       --submit-only} returns once the jobs' first bytes were delivered, for a fault to strike a
+ *       --submit-only} returns once a tenth of the jobs was delivered, for a fault to strike a
  *       running job; {@code --await ID,...} checks jobs submitted before.
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
@@ -141,12 +141,8 @@ public final class ClusterChecks {
                             List.of(
                                     "--bootstrap-servers",
                                     Topology.BOOTSTRAP_SERVERS,
+                                    // The print jobs' tasks are about 4 MiB.
                                     "--max-task-size",
-                                    Integer.toString(8 << 20),
-                                    // Seconds of a print head's rows: enough in flight for its
-                                    // speed, and a fault strikes with most of a job left to
-                                    // compute.
-                                    "--in-flight-per-stream",
                                     Integer.toString(8 << 20)));
             Topology.OUTPUT_LOCATION_HOSTS.forEach(
                     (location, host) ->
@@ -235,7 +231,7 @@ public final class ClusterChecks {
                 Arrays.stream(options.optional("--jobs", "A,B/8").split(","))
                         .map(PrintJob::preset)
                         .toList();
-        long speed = Math.round(Double.parseDouble(options.optional("--speed", "1.5")) * 1e6);
+        long speed = Math.round(Double.parseDouble(options.optional("--speed", "1")) * 1e6);
         String prefix =
                 options.optional("--prefix", "print-" + System.currentTimeMillis() % 100_000);
         try (JobClient client =
@@ -262,7 +258,7 @@ public final class ClusterChecks {
                     for (JobSpec spec : specs) {
                         client.awaitStatus(
                                 spec.id(), s -> s.state() != JobState.ACCEPTED, JOB_TIMEOUT);
-                        awaitDelivered(spec, 0.2);
+                        awaitDelivered(spec, 0.1);
                     }
                     System.out.println("running    " + String.join(",", ids(specs)));
                     return true;
@@ -335,7 +331,7 @@ public final class ClusterChecks {
         }
         System.out.printf(
                 Locale.ROOT,
-                "%-16s %-8s %-6s %9s %7s %8s %8s  %s%n",
+                "%-20s %-8s %-6s %9s %7s %8s %8s  %s%n",
                 "job",
                 "stream",
                 "host",
@@ -367,12 +363,12 @@ public final class ClusterChecks {
                                 && report.host().equals(expectedHost);
                 ok &= channelOk;
                 if (report == null) {
-                    System.out.printf("%-16s %-8s no report%n", spec.id(), channel.streamName());
+                    System.out.printf("%-20s %-8s no report%n", spec.id(), channel.streamName());
                     continue;
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "%-16s %-8s %-6s %9.1f %7d %8.2f %8d  %s%n",
+                        "%-20s %-8s %-6s %9.1f %7d %8.2f %8d  %s%n",
                         spec.id(),
                         channel.streamName(),
                         report.host(),

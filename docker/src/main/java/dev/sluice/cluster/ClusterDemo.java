@@ -88,7 +88,7 @@ public final class ClusterDemo {
             build();
             compose.down();
             up();
-            check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "1.5");
+            check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "1");
             check("b. SluiceSource PUSH job", "source", "--records", "2000000");
             check("c. generation locality", "locality");
             fault(
@@ -121,10 +121,9 @@ public final class ClusterDemo {
     }
 
     /**
-     * A fault during a running job: a print job is submitted, {@code strike} happens once a fifth
-     * of it was delivered (most of it still to compute: 8 MiB in flight per stream of 20 MB), and
-     * the job must still end with every channel complete, in order, once, and equal to the
-     * sequential run; then {@code heal}.
+     * A fault during a running job: a print job is submitted, {@code strike} happens once a tenth
+     * of it was delivered, while its producers still compute, and the job must still end with every
+     * channel complete, in order, once, and equal to the sequential run; then {@code heal}.
      */
     private void fault(String name, String id, Action strike, Action heal) throws Exception {
         String prefix = "fault-" + id + "-" + System.currentTimeMillis() % 100_000;
@@ -134,9 +133,9 @@ public final class ClusterDemo {
                     if (!checks(
                             "printing",
                             "--jobs",
-                            "A",
+                            "B/6",
                             "--speed",
-                            "0.5",
+                            "2",
                             "--prefix",
                             prefix,
                             "--submit-only",
@@ -149,7 +148,7 @@ public final class ClusterDemo {
                             checks(
                                     "printing",
                                     "--await",
-                                    prefix + ".A",
+                                    prefix + ".B-6",
                                     "--allow-starvation",
                                     "true");
                     heal.run();

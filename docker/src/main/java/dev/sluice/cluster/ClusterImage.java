@@ -55,6 +55,10 @@ final class ClusterImage {
         copyTree(daemon, opt);
         Path bin = opt.resolve("bin");
         copy(root.resolve("docker/node/sluice-node"), bin.resolve("sluice-node"));
+        copy(root.resolve("client/src/main/bin/sluice-cli"), bin.resolve("sluice-cli"));
+        copy(
+                single(root.resolve("client/target"), "sluice-client-", "-cli.jar"),
+                opt.resolve("lib/sluice-cli.jar"));
         copyTree(root.resolve("docker/kafka-dist/target/lib"), opt.resolve("lib/kafka"));
         copyTree(root.resolve("docker/flink-dist/target/lib"), opt.resolve("lib/flink"));
         copyTree(root.resolve("docker/target/lib"), opt.resolve("lib/sluice"));

@@ -99,7 +99,6 @@ public final class EmbeddedSluice implements AutoCloseable {
                         broker.bootstrapServers(),
                         settings.parallelism,
                         settings.maxTaskSizeBytes,
-                        0,
                         1000,
                         Map.of()));
         return env.executeAsync("sluice generation");

@@ -4,7 +4,6 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.flink.generation.GenerationSource;
 import dev.sluice.flink.generation.GenerationSourceBuilder;
 import dev.sluice.flink.sink.SluiceSink;
-import dev.sluice.flink.sink.SluiceSinkBuilder;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -19,18 +18,22 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * any Flink job is). {@link EmbeddedSluice} runs the same pipeline on a MiniCluster.
  *
  * <p>{@code --bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]
- * [--in-flight-per-stream BYTES] [--checkpoint-interval MS] [--output-location-host
- * LOCATION=HOST]...}
+ * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]...}
  */
 public final class GenerationJob {
     private GenerationJob() {}
 
-    /** Settings of the pipeline; {@link #parse} reads them from the job's arguments. */
+    /**
+     * Settings of the pipeline; {@link #parse} reads them from the job's arguments.
+     *
+     * @param parallelism the producers; 0 for the environment's default
+     * @param maxTaskSizeBytes the largest task of the jobs to run: each stream's cap on bytes in
+     *     flight follows from it (docs/sluice-sink.md)
+     */
     public record Settings(
             String bootstrapServers,
             int parallelism,
             long maxTaskSizeBytes,
-            long inFlightBytesPerStream,
             long checkpointIntervalMillis,
             Map<String, String> outputLocationHosts) {
 
@@ -43,7 +46,6 @@ public final class GenerationJob {
             String bootstrap = null;
             int parallelism = 0;
             long taskSize = JobSpec.DEFAULT_TASK_SIZE_BYTES;
-            long inFlight = 0;
             long checkpoint = 1000;
             Map<String, String> hosts = new TreeMap<>();
             for (int i = 0; i < args.length; i += 2) {
@@ -55,7 +57,6 @@ public final class GenerationJob {
                     case "--bootstrap-servers" -> bootstrap = value;
                     case "--parallelism" -> parallelism = positive(args[i], value);
                     case "--max-task-size" -> taskSize = positive(args[i], value);
-                    case "--in-flight-per-stream" -> inFlight = positive(args[i], value);
                     case "--checkpoint-interval" -> checkpoint = positive(args[i], value);
                     case "--output-location-host" -> {
                         int eq = value.indexOf('=');
@@ -71,7 +72,7 @@ public final class GenerationJob {
             if (bootstrap == null) {
                 throw new IllegalArgumentException("--bootstrap-servers is required");
             }
-            return new Settings(bootstrap, parallelism, taskSize, inFlight, checkpoint, hosts);
+            return new Settings(bootstrap, parallelism, taskSize, checkpoint, hosts);
         }
 
         private static int positive(String option, String value) {
@@ -87,20 +88,22 @@ public final class GenerationJob {
         }
     }
 
+    /**
+     * Runs the pipeline until cancelled. Bad arguments throw, naming the argument: a job submitted
+     * through Flink's REST API runs its {@code main} in the JobManager, which an exit would end.
+     */
     public static void main(String[] args) throws Exception {
         Settings settings;
         try {
             settings = Settings.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println(
+            throw new IllegalArgumentException(
                     "generation job: "
                             + e.getMessage()
-                            + "\nusage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
-                            + " [--max-task-size BYTES] [--in-flight-per-stream BYTES]"
-                            + " [--checkpoint-interval MS]"
-                            + " [--output-location-host LOCATION=HOST]...");
-            System.exit(2);
-            return;
+                            + "; usage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
+                            + " [--max-task-size BYTES] [--checkpoint-interval MS]"
+                            + " [--output-location-host LOCATION=HOST]...",
+                    e);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         define(env, settings);
@@ -117,14 +120,11 @@ public final class GenerationJob {
         GenerationSourceBuilder source =
                 GenerationSource.builder().setBootstrapServers(settings.bootstrapServers());
         settings.outputLocationHosts().forEach(source::setOutputLocationHost);
-        SluiceSinkBuilder sink =
-                SluiceSink.builder()
-                        .setBootstrapServers(settings.bootstrapServers())
-                        .setMaxTaskSizeBytes(settings.maxTaskSizeBytes());
-        if (settings.inFlightBytesPerStream() > 0) {
-            sink.setInFlightBytesPerStream(settings.inFlightBytesPerStream());
-        }
         env.fromSource(source.build(), WatermarkStrategy.noWatermarks(), "generation")
-                .sinkTo(sink.build());
+                .sinkTo(
+                        SluiceSink.builder()
+                                .setBootstrapServers(settings.bootstrapServers())
+                                .setMaxTaskSizeBytes(settings.maxTaskSizeBytes())
+                                .build());
     }
 }

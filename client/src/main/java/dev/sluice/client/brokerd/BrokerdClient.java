@@ -88,18 +88,6 @@ public final class BrokerdClient {
             this.socket = Objects.requireNonNull(socket, "socket");
         }
 
-        /**
-         * Ignored: the daemon names the folder of each segment in its answer (its {@code
-         * sluice.segment.dir}, control protocol version 2), so only the daemon is configured.
-         *
-         * @deprecated has no effect; remove the call
-         */
-        @Deprecated(forRemoval = true)
-        public Builder segmentDir(Path dir) {
-            Objects.requireNonNull(dir);
-            return this;
-        }
-
         /** How long the daemon may stay silent before the connection is given up. */
         public Builder heartbeatTimeout(Duration timeout) {
             this.heartbeatTimeout = Objects.requireNonNull(timeout);

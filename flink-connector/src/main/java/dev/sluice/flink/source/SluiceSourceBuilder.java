@@ -32,7 +32,6 @@ public final class SluiceSourceBuilder<T> {
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private ReadMode readMode = ReadMode.AUTO;
     private Path socket = Path.of(DEFAULT_SOCKET);
-    private Path segmentDir = Path.of("/dev/shm");
     private int slotCount = 64;
     private long slotSize = 1 << 20;
     private int maxOpenBatches = 8;
@@ -83,18 +82,6 @@ public final class SluiceSourceBuilder<T> {
     /** The control socket of the {@code sluice-brokerd} on every TaskManager's host. */
     public SluiceSourceBuilder<T> setBrokerdSocket(Path socket) {
         this.socket = Objects.requireNonNull(socket);
-        return this;
-    }
-
-    /**
-     * Ignored: the daemon names the folder of each segment in its answer (its {@code
-     * sluice.segment.dir}, control protocol version 2), so only the daemon is configured.
-     *
-     * @deprecated has no effect; remove the call
-     */
-    @Deprecated(forRemoval = true)
-    public SluiceSourceBuilder<T> setSegmentDir(Path dir) {
-        this.segmentDir = Objects.requireNonNull(dir);
         return this;
     }
 
@@ -174,12 +161,7 @@ public final class SluiceSourceBuilder<T> {
         ReaderSettings reader =
                 new ReaderSettings(
                         readMode,
-                        new PushSettings(
-                                socket.toString(),
-                                segmentDir.toString(),
-                                slotCount,
-                                slotSize,
-                                maxOpenBatches),
+                        new PushSettings(socket.toString(), slotCount, slotSize, maxOpenBatches),
                         properties,
                         group,
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,

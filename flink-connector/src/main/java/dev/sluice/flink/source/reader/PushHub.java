@@ -83,10 +83,7 @@ final class PushHub {
     private PushHub(Key key, PushSettings settings) {
         this.key = key;
         this.settings = settings;
-        this.client =
-                BrokerdClient.builder(Path.of(settings.socket()))
-                        .segmentDir(Path.of(settings.segmentDir()))
-                        .build();
+        this.client = BrokerdClient.builder(Path.of(settings.socket())).build();
         this.thread = SluiceThreads.newThread("sluice-push-" + key.topic(), this::run);
     }
 

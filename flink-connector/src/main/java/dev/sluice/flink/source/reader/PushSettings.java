@@ -10,6 +10,5 @@ import org.apache.flink.annotation.Internal;
  *     buffers at most
  */
 @Internal
-public record PushSettings(
-        String socket, String segmentDir, int slotCount, long slotSize, int maxOpenBatches)
+public record PushSettings(String socket, int slotCount, long slotSize, int maxOpenBatches)
         implements Serializable {}
