@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * there is work, computing one while the other's chunks leave. The {@link SchedulingPolicy} picks
  * the task. Tasks of a lost producer come back (Flink hands them back) and go out first again.
  *
- * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the control plane's
- * read positions, so a JobManager failover resumes the running jobs where they were.
+ * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the tasks they handed
+ * out (for the COMPLETED status's locality), and the control plane's read positions, so a
+ * JobManager failover resumes the running jobs where they were.
  */
 @Internal
 public final class GenerationEnumerator
@@ -98,6 +99,8 @@ public final class GenerationEnumerator
             scheduled.nextTask.putAll(job.nextTask());
             scheduled.returned.addAll(job.returned());
             scheduled.ready.addAll(job.ready());
+            scheduled.tasksHandedOut = job.tasksHandedOut();
+            scheduled.tasksHandedOutLocally = job.tasksHandedOutLocally();
             jobs.put(job.spec().id(), scheduled);
         }
     }
@@ -388,7 +391,9 @@ public final class GenerationEnumerator
                             job.state,
                             Map.copyOf(job.nextTask),
                             back,
-                            Set.copyOf(job.ready)));
+                            Set.copyOf(job.ready),
+                            job.tasksHandedOut,
+                            job.tasksHandedOutLocally));
         }
         return new GenerationState(live, finishedJobs, positions);
     }

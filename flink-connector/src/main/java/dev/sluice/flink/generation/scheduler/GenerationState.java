@@ -27,13 +27,32 @@ public record GenerationState(
     }
 
     /**
-     * A live job: its next task per stream, the tasks given back and not handed out again, and the
-     * streams whose readers said they are there.
+     * A live job: its next task per stream, the tasks given back and not handed out again, the
+     * streams whose readers said they are there, and how many tasks were handed out and how many of
+     * those to a producer on the host of their stream's output location (its COMPLETED status
+     * reports them, so they must outlive a failover: docs/generation.md, "Failover").
      */
     public record Job(
             JobSpec spec,
             JobState state,
             Map<String, Integer> nextTask,
             List<ComputeTaskSplit> returned,
-            Set<String> ready) {}
+            Set<String> ready,
+            int tasksHandedOut,
+            int tasksHandedOutLocally) {
+
+        public Job {
+            if (tasksHandedOut < 0
+                    || tasksHandedOutLocally < 0
+                    || tasksHandedOutLocally > tasksHandedOut) {
+                throw new IllegalArgumentException(
+                        spec.id()
+                                + ": "
+                                + tasksHandedOutLocally
+                                + " of "
+                                + tasksHandedOut
+                                + " tasks handed out locally");
+            }
+        }
+    }
 }

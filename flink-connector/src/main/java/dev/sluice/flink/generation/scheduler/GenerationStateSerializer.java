@@ -20,15 +20,22 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Version 1, big-endian; counts are ints, strings modified UTF-8. Jobs: count, then per job the
+ * Version 2, big-endian; counts are ints, strings modified UTF-8. Jobs: count, then per job the
  * spec as JSON (int length, UTF-8), the state name, the next tasks (count, stream and index each),
  * the returned tasks (count, each as {@link ComputeTaskSplitSerializer} writes it), the ready
- * streams (count, names). Then the ended jobs (count, ids) and the positions (count,
- * "topic-partition" and offset each).
+ * streams (count, names), the tasks handed out and those handed out on their output location's host
+ * (ints). Then the ended jobs (count, ids) and the positions (count, "topic-partition" and offset
+ * each).
+ *
+ * <p>Version 1 is version 2 without the two task counts; it is still read, with both counts 0, so
+ * that a scheduler checkpointed by an older build restores (docs/generation.md, "State formats").
  */
 @Internal
 public final class GenerationStateSerializer implements SimpleVersionedSerializer<GenerationState> {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+
+    /** The first format, without the task counts. */
+    static final int VERSION_1 = 1;
 
     @Override
     public int getVersion() {
@@ -55,6 +62,8 @@ public final class GenerationStateSerializer implements SimpleVersionedSerialize
                     ComputeTaskSplitSerializer.write(split, out);
                 }
                 writeStrings(job.ready(), out);
+                out.writeInt(job.tasksHandedOut());
+                out.writeInt(job.tasksHandedOutLocally());
             }
             writeStrings(state.finishedJobs(), out);
             out.writeInt(state.positions().size());
@@ -68,9 +77,14 @@ public final class GenerationStateSerializer implements SimpleVersionedSerialize
 
     @Override
     public GenerationState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
+        if (version != VERSION && version != VERSION_1) {
             throw new IOException(
-                    "scheduler state version " + version + ": this build reads " + VERSION);
+                    "scheduler state version "
+                            + version
+                            + ": this build reads "
+                            + VERSION_1
+                            + " and "
+                            + VERSION);
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             int jobCount = count(in);
@@ -87,9 +101,19 @@ public final class GenerationStateSerializer implements SimpleVersionedSerialize
                 for (int i = count(in); i > 0; i--) {
                     returned.add(ComputeTaskSplitSerializer.read(in));
                 }
+                Set<String> ready = readStrings(in);
+                // Version 1 did not keep the counts: 0, and the job completes without a locality.
+                int handedOut = version == VERSION_1 ? 0 : in.readInt();
+                int handedOutLocally = version == VERSION_1 ? 0 : in.readInt();
                 jobs.add(
                         new GenerationState.Job(
-                                JobSpecJson.parse(spec), state, next, returned, readStrings(in)));
+                                JobSpecJson.parse(spec),
+                                state,
+                                next,
+                                returned,
+                                ready,
+                                handedOut,
+                                handedOutLocally));
             }
             Set<String> finished = readStrings(in);
             Map<String, Long> positions = new HashMap<>();

@@ -37,10 +37,11 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     final Map<String, Integer> readers = new HashMap<>();
     final Map<String, Set<Integer>> ended = new HashMap<>();
     private final UnaryOperator<String> hosts;
-    // Tasks handed out by this scheduler, and those that went to a producer on the host of their
-    // stream's output location: a job's locality, reported in its COMPLETED status.
-    private int tasksHandedOut;
-    private int tasksHandedOutLocally;
+    // Tasks handed out, and those that went to a producer on the host of their stream's output
+    // location: a job's locality, reported in its COMPLETED status. The checkpoint keeps them, so
+    // that a restored scheduler goes on counting (docs/generation.md, "Failover").
+    int tasksHandedOut;
+    int tasksHandedOutLocally;
 
     ScheduledJob(JobSpec spec, JobState state, long sinceMillis, UnaryOperator<String> hosts) {
         this.spec = spec;
@@ -78,8 +79,18 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
         }
     }
 
-    /** How many of its tasks this scheduler handed out to producers on their streams' hosts. */
+    /**
+     * How many of its tasks went to producers on their streams' hosts, or null when that is not
+     * known: no task counted at all, or fewer counted than made (every task made is counted as it
+     * is handed out, so the job was restored from a version-1 state, which did not keep the counts:
+     * docs/generation.md, "State formats"). "0 of 0", or "3 of 3" for a job of 8 tasks, would be
+     * false.
+     */
     String locality() {
+        int made = nextTask.values().stream().mapToInt(Integer::intValue).sum();
+        if (tasksHandedOut == 0 || tasksHandedOut < made) {
+            return null;
+        }
         return tasksHandedOutLocally
                 + " of "
                 + tasksHandedOut

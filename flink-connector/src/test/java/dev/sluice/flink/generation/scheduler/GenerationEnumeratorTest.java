@@ -191,6 +191,9 @@ class GenerationEnumeratorTest {
         control.progress.add(new DeliveryProgress("done", "c1", 0, 1, 7, 8192, true));
         turn();
         assertThat(control.states("done")).endsWith(JobState.COMPLETED);
+        assertThat(control.reason("done", JobState.COMPLETED))
+                .as("no task was counted: no locality rather than \"0 of 0\"")
+                .isEmpty();
     }
 
     @Test
@@ -207,6 +210,91 @@ class GenerationEnumeratorTest {
         turn();
         assertThat(control.reason("placed", JobState.COMPLETED))
                 .isEqualTo("1 of 3 tasks computed on their output location's host");
+    }
+
+    @Test
+    void theCompletedStatusCountsTheTasksHandedOutBeforeAndAfterARestore() throws Exception {
+        submitAndStart(job("moved"));
+        // Before the checkpoint: c1/0 to host-b, its output location's host; c0/0 and c1/1 (the
+        // streams take turns) to host-a, no stream's host.
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+        GenerationState state = restoredFrom(scheduler.snapshotState(1));
+        assertThat(state.jobs())
+                .singleElement()
+                .extracting(
+                        GenerationState.Job::tasksHandedOut,
+                        GenerationState.Job::tasksHandedOutLocally)
+                .containsExactly(3, 1);
+
+        // After the restore: the two c1 tasks left to host-b, the three c0 tasks left to host-c.
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        for (int i = 0; i < 3; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(1)).containsExactly("moved/c1/2", "moved/c1/3");
+        assertThat(tasksOf(2)).containsExactly("moved/c0/1", "moved/c0/2", "moved/c0/3");
+        control.progress.add(new DeliveryProgress("moved", "c0", 0, 1, 7, 8192, true));
+        control.progress.add(new DeliveryProgress("moved", "c1", 0, 1, 7, 8192, true));
+        turn();
+
+        assertThat(control.reason("moved", JobState.COMPLETED))
+                .isEqualTo("3 of 8 tasks computed on their output location's host");
+    }
+
+    @Test
+    void aJobRestoredWithoutItsTaskCountsCompletesWithoutALocality() throws Exception {
+        submitAndStart(job("older"));
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(0, "host-a");
+        GenerationState snapshot = scheduler.snapshotState(1);
+        // As a version-1 state restores: the counts are 0, the 2 tasks handed out uncounted.
+        GenerationState version1 =
+                new GenerationState(
+                        snapshot.jobs().stream()
+                                .map(
+                                        job ->
+                                                new GenerationState.Job(
+                                                        job.spec(),
+                                                        job.state(),
+                                                        job.nextTask(),
+                                                        job.returned(),
+                                                        job.ready(),
+                                                        0,
+                                                        0))
+                                .toList(),
+                        snapshot.finishedJobs(),
+                        snapshot.positions());
+        restoredFrom(version1);
+
+        for (int i = 0; i < 6; i++) {
+            scheduler.handleSplitRequest(1, "host-b");
+        }
+        assertThat(tasksOf(1)).hasSize(6);
+        control.progress.add(new DeliveryProgress("older", "c0", 0, 1, 7, 8192, true));
+        control.progress.add(new DeliveryProgress("older", "c1", 0, 1, 7, 8192, true));
+        turn();
+
+        assertThat(control.states("older")).endsWith(JobState.COMPLETED);
+        assertThat(control.reason("older", JobState.COMPLETED))
+                .as("6 of the 8 tasks counted: no locality rather than a false one")
+                .isEmpty();
+    }
+
+    /**
+     * A new scheduler, restored from {@code state} through the serializer as a failover restores
+     * it; returns the state it was restored from.
+     */
+    private GenerationState restoredFrom(GenerationState state) throws Exception {
+        GenerationStateSerializer serializer = new GenerationStateSerializer();
+        GenerationState restored =
+                serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
+        context = new TestingSplitEnumeratorContext<>(3);
+        scheduler.close();
+        scheduler = started(restored);
+        return restored;
     }
 
     @Test
