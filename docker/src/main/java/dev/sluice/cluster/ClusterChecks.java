@@ -435,12 +435,7 @@ public final class ClusterChecks {
                     return false;
                 }
             }
-            for (TopicPartitionInfo p :
-                    admin.describeTopics(List.of(topic))
-                            .allTopicNames()
-                            .get()
-                            .get(topic)
-                            .partitions()) {
+            for (TopicPartitionInfo p : partitions(admin, topic)) {
                 leaders.put(p.partition(), p.leader().id());
             }
             System.out.printf(
@@ -601,12 +596,7 @@ public final class ClusterChecks {
             for (var location : Topology.OUTPUT_LOCATION_HOSTS.entrySet()) {
                 String topic = ChunkTopics.forOutputLocation(location.getKey());
                 int wanted = Topology.brokerOf(location.getValue());
-                for (TopicPartitionInfo p :
-                        admin.describeTopics(List.of(topic))
-                                .allTopicNames()
-                                .get()
-                                .get(topic)
-                                .partitions()) {
+                for (TopicPartitionInfo p : partitions(admin, topic)) {
                     partitions++;
                     if (p.leader() != null && p.leader().id() == wanted) {
                         local++;
@@ -653,6 +643,11 @@ public final class ClusterChecks {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
         return Admin.create(props);
+    }
+
+    private static List<TopicPartitionInfo> partitions(Admin admin, String topic)
+            throws ExecutionException, InterruptedException {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer() {

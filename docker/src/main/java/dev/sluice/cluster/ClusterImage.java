@@ -45,6 +45,15 @@ final class ClusterImage {
         run(out, "bash", root.resolve("docker/base-image.sh").toString());
         Path context = stage();
         run(out, "docker", "build", "--tag", TAG, context.toString());
+        // The image this build replaced, untagged now: each is as large as the image.
+        run(
+                out,
+                "docker",
+                "image",
+                "prune",
+                "--force",
+                "--filter",
+                "label=dev.sluice.image=cluster");
     }
 
     private Path stage() throws IOException {
