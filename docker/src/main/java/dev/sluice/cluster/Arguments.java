@@ -6,21 +6,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code --name value} arguments of the cluster's programs; a bad one ends the program with
- * exit code 2 and a line naming it.
+ * The {@code --name value} arguments of the cluster's programs. A bad one throws an {@link
+ * IllegalArgumentException} naming it, which the programs' {@code main} turns into a line on stderr
+ * and exit code 2.
  */
 final class Arguments {
-    private final String program;
     private final Map<String, String> values;
     private final List<String> positional;
 
-    private Arguments(String program, Map<String, String> values, List<String> positional) {
-        this.program = program;
+    private Arguments(Map<String, String> values, List<String> positional) {
         this.values = values;
         this.positional = positional;
     }
 
-    static Arguments parse(String[] args, String program) {
+    static Arguments parse(String... args) {
         Map<String, String> values = new HashMap<>();
         List<String> positional = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -29,16 +28,16 @@ final class Arguments {
             } else if (i + 1 < args.length) {
                 values.put(args[i], args[++i]);
             } else {
-                fail(program, args[i] + " needs a value");
+                throw new IllegalArgumentException(args[i] + " needs a value");
             }
         }
-        return new Arguments(program, values, positional);
+        return new Arguments(values, positional);
     }
 
     String required(String name) {
         String value = values.get(name);
         if (value == null || value.isEmpty()) {
-            fail(program, name + " is required");
+            throw new IllegalArgumentException(name + " is required");
         }
         return value;
     }
@@ -47,12 +46,39 @@ final class Arguments {
         return values.getOrDefault(name, fallback);
     }
 
+    /** A positive number, {@code fallback} when not given. */
+    double positive(String name, double fallback) {
+        String value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        double parsed;
+        try {
+            parsed = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            parsed = Double.NaN;
+        }
+        if (!(parsed > 0) || Double.isInfinite(parsed)) {
+            throw new IllegalArgumentException(name + ": a positive number, got '" + value + "'");
+        }
+        return parsed;
+    }
+
+    boolean flag(String name) {
+        String value = values.getOrDefault(name, "false");
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException(name + ": true or false, got '" + value + "'");
+        }
+        return value.equals("true");
+    }
+
     List<String> positional() {
         return positional;
     }
 
-    static void fail(String program, String message) {
-        System.err.println(program + ": " + message);
+    /** Ends a program whose arguments were bad: its name and why on stderr, exit code 2. */
+    static void exit(String program, IllegalArgumentException e) {
+        System.err.println(program + ": " + e.getMessage());
         System.exit(2);
     }
 }

@@ -82,26 +82,30 @@ public final class ClusterChecks {
     private ClusterChecks() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0) {
-            Arguments.fail(
-                    "check", "usage: setup | printing [OPTIONS] | source [--records N] | locality");
-        }
-        Arguments options =
-                Arguments.parse(Arrays.copyOfRange(args, 1, args.length), "check " + args[0]);
+        String check = args.length == 0 ? "" : args[0];
         ClusterChecks checks = new ClusterChecks();
-        boolean ok =
-                switch (args[0]) {
-                    case "setup" -> checks.setup();
-                    case "printing" -> checks.printing(options);
-                    case "source" ->
-                            checks.source(Long.parseLong(options.optional("--records", "2000000")));
-                    case "locality" -> checks.locality();
-                    default -> {
-                        Arguments.fail("check", "unknown check " + args[0]);
-                        yield false;
-                    }
-                };
-        System.out.println(ok ? "PASSED " + args[0] : "FAILED " + args[0]);
+        boolean ok;
+        try {
+            Arguments options = Arguments.parse(Arrays.copyOfRange(args, 1, args.length));
+            ok =
+                    switch (check) {
+                        case "setup" -> checks.setup();
+                        case "printing" -> checks.printing(options);
+                        case "source" ->
+                                checks.source((long) options.positive("--records", 2_000_000));
+                        case "locality" -> checks.locality();
+                        default ->
+                                throw new IllegalArgumentException(
+                                        "usage: setup | printing [--jobs A,B/8] [--speed MB/s]"
+                                                + " [--prefix ID] [--submit-only true]"
+                                                + " [--await ID,...] [--allow-starvation true]"
+                                                + " | source [--records N] | locality");
+                    };
+        } catch (IllegalArgumentException e) {
+            Arguments.exit("check " + check, e);
+            return;
+        }
+        System.out.println(ok ? "PASSED " + check : "FAILED " + check);
         System.exit(ok ? 0 : 1);
     }
 
@@ -231,15 +235,14 @@ public final class ClusterChecks {
                 Arrays.stream(options.optional("--jobs", "A,B/8").split(","))
                         .map(PrintJob::preset)
                         .toList();
-        long speed = Math.round(Double.parseDouble(options.optional("--speed", "1")) * 1e6);
+        long speed = Math.round(options.positive("--speed", 1) * 1e6);
         String prefix =
                 options.optional("--prefix", "print-" + System.currentTimeMillis() % 100_000);
         try (JobClient client =
                 JobClient.builder().bootstrapServers(Topology.BOOTSTRAP_SERVERS).build()) {
             String awaited = options.optional("--await", null);
             // A fault may hold a stream up for longer than its readers' buffer: counted, allowed.
-            boolean allowStarvation =
-                    options.optional("--allow-starvation", "false").equals("true");
+            boolean allowStarvation = options.flag("--allow-starvation");
             List<JobSpec> specs = new ArrayList<>();
             if (awaited == null) {
                 for (PrintJob job : jobs) {
@@ -254,7 +257,7 @@ public final class ClusterChecks {
                             job.channelBytes() / 1e6,
                             speed / 1e6);
                 }
-                if (options.optional("--submit-only", "false").equals("true")) {
+                if (options.flag("--submit-only")) {
                     for (JobSpec spec : specs) {
                         client.awaitStatus(
                                 spec.id(), s -> s.state() != JobState.ACCEPTED, JOB_TIMEOUT);

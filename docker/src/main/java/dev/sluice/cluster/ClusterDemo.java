@@ -36,25 +36,37 @@ public final class ClusterDemo {
     }
 
     public static void main(String[] args) throws Exception {
-        Arguments options = Arguments.parse(args, "cluster");
-        if (options.positional().size() != 1) {
-            Arguments.fail(
-                    "cluster",
-                    "usage: --root DIR build | up | demo | down [--project NAME] [--keep true]");
+        ClusterDemo demo;
+        String command;
+        boolean keep;
+        try {
+            Arguments options = Arguments.parse(args);
+            if (options.positional().size() != 1) {
+                throw new IllegalArgumentException(
+                        "usage: --root DIR build | up | demo | down [--project NAME] [--keep"
+                                + " true]");
+            }
+            command = options.positional().get(0);
+            keep = options.flag("--keep");
+            demo =
+                    new ClusterDemo(
+                            Path.of(options.required("--root")),
+                            options.optional("--project", "sluice"),
+                            Map.of(),
+                            System.out);
+        } catch (IllegalArgumentException e) {
+            Arguments.exit("cluster", e);
+            return;
         }
-        ClusterDemo demo =
-                new ClusterDemo(
-                        Path.of(options.required("--root")),
-                        options.optional("--project", "sluice"),
-                        Map.of(),
-                        System.out);
         boolean ok = true;
-        switch (options.positional().get(0)) {
+        switch (command) {
             case "build" -> demo.build();
             case "up" -> demo.up();
             case "down" -> demo.compose.down();
-            case "demo" -> ok = demo.demo(options.optional("--keep", "false").equals("true"));
-            default -> Arguments.fail("cluster", "unknown command " + options.positional().get(0));
+            case "demo" -> ok = demo.demo(keep);
+            default ->
+                    Arguments.exit(
+                            "cluster", new IllegalArgumentException("unknown command " + command));
         }
         System.exit(ok ? 0 : 1);
     }
@@ -68,7 +80,13 @@ public final class ClusterDemo {
         step(
                 "image build",
                 () -> {
-                    image.build(line -> {});
+                    // What the build is doing, not each package apt installs.
+                    image.build(
+                            line -> {
+                                if (line.startsWith("base-image:") || line.startsWith("Step ")) {
+                                    out.println("  " + line);
+                                }
+                            });
                     return true;
                 });
     }

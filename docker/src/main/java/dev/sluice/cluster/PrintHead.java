@@ -64,14 +64,22 @@ public final class PrintHead {
     }
 
     public static void main(String[] args) throws Exception {
-        Arguments arguments = Arguments.parse(args, "print head");
-        PrintHead head =
-                new PrintHead(
-                        arguments.required("--bootstrap-servers"),
-                        arguments.required("--host"),
-                        Set.of(arguments.required("--locations").split(",")),
-                        Path.of(arguments.optional("--socket", "/run/sluice/brokerd.sock")));
-        head.run(arguments.optional("--ready-file", null));
+        PrintHead head;
+        String readyFile;
+        try {
+            Arguments arguments = Arguments.parse(args);
+            head =
+                    new PrintHead(
+                            arguments.required("--bootstrap-servers"),
+                            arguments.required("--host"),
+                            Set.of(arguments.required("--locations").split(",")),
+                            Path.of(arguments.optional("--socket", "/run/sluice/brokerd.sock")));
+            readyFile = arguments.optional("--ready-file", null);
+        } catch (IllegalArgumentException e) {
+            Arguments.exit("print head", e);
+            return;
+        }
+        head.run(readyFile);
     }
 
     private void run(String readyFile) throws IOException {
