@@ -1,5 +1,6 @@
 #include "ordering/chunk_sequencer.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,15 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<Ready
   return polled;
 }
 
+namespace {
+
+std::string AfterEndError(const ChunkId& id) {
+  return "sluice.seq = " + std::to_string(id.seq) + ": after the end of stream " + id.job + "/" +
+         id.stream;
+}
+
+}  // namespace
+
 Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessage>& out) {
   const ConsumedRecord& record = message.record;
   Result<ChunkId> id = ParseChunkHeaders(record.headers);
@@ -63,11 +73,20 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
   const uint64_t bytes = record.value_size();
   message.chunk = std::make_unique<const ChunkId>(*id);
   ReadyMessage item = std::move(message);
-  const OfferOutcome outcome =
-      reorderer_.Offer(*id, bytes, std::move(item), Clock::now(),
-                       [&out](const StreamKey&, uint64_t, bool, ReadyMessage&& ready) {
-                         out.push_back(std::move(ready));
-                       });
+  // Held chunks that an `eos` shows to be past the end come back here, to be dead-lettered
+  // like any chunk after the end (docs/brokerd.md, CHUNK_STREAMS).
+  std::vector<ReadyMessage> after_end;
+  const OfferOutcome outcome = reorderer_.Offer(
+      *id, bytes, std::move(item), Clock::now(),
+      [&out](const StreamKey&, uint64_t, bool, ReadyMessage&& ready) {
+        out.push_back(std::move(ready));
+      },
+      [&after_end](const StreamKey&, uint64_t, ReadyMessage&& held) {
+        after_end.push_back(std::move(held));
+      });
+  for (const ReadyMessage& held : after_end) {
+    SLUICE_RETURN_NOT_OK(Reject(held.record, AfterEndError(*held.chunk)));
+  }
   switch (outcome) {
     case OfferOutcome::kDelivered:
     case OfferOutcome::kBuffered:
@@ -80,9 +99,7 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
       message = std::move(item);
       return false;
     case OfferOutcome::kAfterEnd:
-      SLUICE_RETURN_NOT_OK(Reject(item.record, "sluice.seq = " + std::to_string(id->seq) +
-                                                   ": after the end of stream " + id->job + "/" +
-                                                   id->stream));
+      SLUICE_RETURN_NOT_OK(Reject(item.record, AfterEndError(*id)));
       return true;
   }
   return true;

@@ -3,11 +3,13 @@
 // A stream's chunks may arrive over several partitions and out of order, and an at-least-once
 // sink may write some twice. The reorderer hands each stream's chunks on exactly once, in `seq`
 // order, holding the early ones in a window bounded in bytes across all streams; a hole that
-// outlives the gap timeout is reported, and the end of a stream is marked by its `eos` chunk.
+// outlives the gap timeout is reported, and the end of a stream is marked by its `eos` chunk
+// (the lowest, should there be several: docs/brokerd.md, CHUNK_STREAMS).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,7 +32,7 @@ enum class OfferOutcome {
   kBuffered,    // early: held until the chunks before it arrive
   kDuplicate,   // already handed on or already held: dropped, and counted by the caller
   kWindowFull,  // early, and holding it would exceed the window: the item was not taken
-  kAfterEnd,    // a `seq` beyond the stream's `eos` chunk: malformed
+  kAfterEnd,    // a `seq` beyond the stream's end (its lowest `eos` chunk): malformed
 };
 
 struct StreamGap {
@@ -51,19 +53,26 @@ class StreamReorderer {
   // Offers one chunk of `bytes` payload bytes. `deliver(const StreamKey&, uint64_t seq, bool
   // eos, Item&&)` is called for every chunk handed on, in `seq` order within each stream. The
   // item is moved from only when the outcome is kDelivered or kBuffered.
-  template <typename Deliver>
+  //
+  // The end of a stream is the lowest `seq` of the `eos` chunks offered (docs/brokerd.md,
+  // CHUNK_STREAMS): a chunk can only be known to be past the end once an `eos` below it arrives,
+  // so held chunks past a newly learnt end are handed back through `reject(const StreamKey&,
+  // uint64_t seq, Item&&)`, to be treated as the malformed chunks they are, and the chunk that
+  // brought the end is kept. Keeping the lowest end rather than the first one seen means a chunk
+  // at or below every `eos` is never refused, so a stream can neither run past an end nor wait
+  // for a `seq` whose chunk was refused.
+  template <typename Deliver, typename Reject>
   OfferOutcome Offer(const ChunkId& id, uint64_t bytes, Item&& item, Clock::time_point now,
-                     Deliver&& deliver) {
+                     Deliver&& deliver, Reject&& reject) {
     StreamKey key{id.job, id.stream};
     Stream& stream = streams_[key];
     if (id.seq < stream.next_seq || stream.held.contains(id.seq)) return OfferOutcome::kDuplicate;
     if (stream.end_seq && id.seq > *stream.end_seq) return OfferOutcome::kAfterEnd;
     if (id.eos) {
-      // A held chunk past this one was after the end all along; the caller learns of it now.
-      if (!stream.held.empty() && stream.held.rbegin()->first > id.seq) {
-        return OfferOutcome::kAfterEnd;
-      }
       stream.end_seq = id.seq;
+      // Taken before the window check: the end holds even if this chunk must be offered again,
+      // and the room freed may be what lets it in.
+      RejectAfterEnd(key, stream, reject);
     }
     if (id.seq != stream.next_seq) {
       if (held_bytes_ + bytes > window_bytes_) return OfferOutcome::kWindowFull;
@@ -145,6 +154,19 @@ class StreamReorderer {
     }
     // Progress restarts the clock of whatever hole remains.
     stream.gap_since = now;
+  }
+
+  // Hands back the held chunks past the stream's end, highest first.
+  template <typename Reject>
+  void RejectAfterEnd(const StreamKey& key, Stream& stream, Reject& reject) {
+    while (!stream.held.empty() && stream.held.rbegin()->first > *stream.end_seq) {
+      auto last = std::prev(stream.held.end());
+      held_bytes_ -= last->second.bytes;
+      const uint64_t seq = last->first;
+      Item item = std::move(last->second.item);
+      stream.held.erase(last);
+      reject(key, seq, std::move(item));
+    }
   }
 
   uint64_t window_bytes_;
