@@ -64,6 +64,8 @@ const char* sluice_err_str(sluice_err_t err) {
       return "invalid state";
     case SLUICE_ERR_ALREADY_EXISTS:
       return "a file already has the segment's name";
+    case SLUICE_ERR_NO_SPACE:
+      return "no room for the segment in its folder";
   }
   return "unknown error";
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "copy_bytes.h"
@@ -56,6 +57,28 @@ void InitializeHeader(uint8_t* base, const SegmentLayout& l, const WriterOptions
   std::memcpy(base + h::kSchema, schema.data(), static_cast<size_t>(schema.size()));
 }
 
+// Gives the file its size with every page reserved. A sparse file (ftruncate) on a tmpfs too
+// small for it maps fine and then kills the writer with SIGBUS at the first store into a page the
+// tmpfs cannot supply; reserved now, a segment that does not fit fails here, as a Status naming
+// the folder, the size and the cause (docs/formats.md, "File layout").
+Status ReserveMemory(int fd, const std::string& path, const SegmentLayout& l) {
+  int err = 0;
+  do {
+    // posix_fallocate returns its error rather than setting errno; glibc writes the blocks itself
+    // on a file system without fallocate, which reserves them all the same.
+    err = posix_fallocate(fd, 0, static_cast<off_t>(l.segment_size));
+  } while (err == EINTR);
+  if (err == 0) return Status::OK();
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  std::string message = "segment folder " + folder + " has no room for a segment of " +
+                        std::to_string(l.segment_size) + " bytes (" + std::to_string(l.slot_count) +
+                        " slots of " + std::to_string(l.slot_size) + "): " + std::strerror(err);
+  // ENOSPC: the folder's file system (a tmpfs: its size= or the RAM) is full; EFBIG: beyond the
+  // largest file it takes; EDQUOT: the user's quota.
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT) return Status::NoSpace(std::move(message));
+  return Status(StatusCode::kIoError, std::move(message));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions& options) {
@@ -94,9 +117,8 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
     return status;
   };
   if (fchmod(fd, 0600) != 0) return fail(Status::FromErrno("chmod " + temporary, errno));
-  if (ftruncate(fd, static_cast<off_t>(l.segment_size)) != 0) {
-    return fail(Status::FromErrno("size " + temporary, errno));
-  }
+  // Reserved before it is mapped and published: nothing can SIGBUS on a page it lacks.
+  if (Status reserved = ReserveMemory(fd, path, l); !reserved.ok()) return fail(reserved);
   auto mapping = Mapping::Map(fd, l.segment_size);
   if (!mapping.ok()) return fail(mapping.status());
   close(fd);

@@ -21,9 +21,12 @@ Status Status::BadField(std::string_view field, uint64_t value, std::string_view
 
 std::string Status::ToString() const {
   static constexpr const char* kNames[] = {
-      "OK",           "Invalid argument", "I/O error",    "Corrupt segment",
-      "Timed out",    "End of stream",    "Writer dead",  "Evicted",
-      "No free lane", "Too large",        "Invalid state"};
+      "OK",           "Invalid argument", "I/O error",     "Corrupt segment",
+      "Timed out",    "End of stream",    "Writer dead",   "Evicted",
+      "No free lane", "Too large",        "Invalid state", "Already exists",
+      "No space"};
+  static_assert(std::size(kNames) == static_cast<size_t>(StatusCode::kNoSpace) + 1,
+                "a name for every StatusCode");
   std::string text = kNames[static_cast<int>(code_)];
   if (!message_.empty()) text.append(": ").append(message_);
   return text;

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,6 +111,90 @@ std::vector<std::string> FilesStartingWith(const std::string& name) {
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+// A tmpfs of `megabytes`, mounted for one test and gone after it: a segment folder too small for
+// the segments asked of it (docs/formats.md, "File layout"). Mounting needs root (CAP_SYS_ADMIN);
+// without it `skip_reason` says so and the test skips, naming why.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(int megabytes) {
+    char folder[] = "/tmp/sluice-small-tmpfs-XXXXXX";
+    if (mkdtemp(folder) == nullptr) {
+      skip_reason_ = std::string("mkdtemp: ") + std::strerror(errno);
+      return;
+    }
+    folder_ = folder;
+    const std::string options = "size=" + std::to_string(megabytes) + "m,mode=0700";
+    if (mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      skip_reason_ = "cannot mount a " + std::to_string(megabytes) + " MiB tmpfs at " + folder_ +
+                     " (needs root, CAP_SYS_ADMIN; euid " + std::to_string(geteuid()) +
+                     "): " + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~SmallTmpfs() {
+    if (mounted_) umount2(folder_.c_str(), MNT_DETACH);
+    if (!folder_.empty()) rmdir(folder_.c_str());
+  }
+  const std::string& skip_reason() const { return skip_reason_; }
+  const std::string& folder() const { return folder_; }
+  std::vector<std::string> Files() const {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
+      found.push_back(entry.path().filename().string());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+ private:
+  std::string folder_;
+  std::string skip_reason_;
+  bool mounted_ = false;
+};
+
+WriterOptions BigSlots(const std::string& path, uint32_t slot_count) {
+  WriterOptions options = SmallWriter(path);
+  options.slot_count = slot_count;
+  options.slot_size = 4u << 20;
+  options.lane_count = 1;
+  return options;
+}
+
+// A sparse segment larger than its tmpfs mapped fine and killed the writer with SIGBUS at its
+// first store into a page the tmpfs could not supply; its memory is reserved at creation now.
+TEST(Segment, NoRoomInItsFolderFailsTheCreateAndLeavesNothing) {
+  SmallTmpfs tmpfs(16);
+  if (!tmpfs.skip_reason().empty()) GTEST_SKIP() << tmpfs.skip_reason();
+  auto created = SegmentWriter::Create(BigSlots(tmpfs.folder() + "/too-big", 8));
+  ASSERT_FALSE(created.ok()) << "8 × 4 MiB slots in a 16 MiB tmpfs";
+  EXPECT_EQ(created.status().code(), StatusCode::kNoSpace);
+  const std::string& message = created.status().message();
+  EXPECT_NE(message.find("segment folder " + tmpfs.folder()), std::string::npos) << message;
+  EXPECT_NE(message.find("8 slots of 4194304"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::strerror(ENOSPC)), std::string::npos) << message;
+  EXPECT_EQ(tmpfs.Files(), std::vector<std::string>{}) << "no temporary file left";
+}
+
+TEST(Segment, ASegmentThatFitsIsReservedWholeAndTheNextFindsNoRoom) {
+  SmallTmpfs tmpfs(16);
+  if (!tmpfs.skip_reason().empty()) GTEST_SKIP() << tmpfs.skip_reason();
+  auto first = SegmentWriter::Create(BigSlots(tmpfs.folder() + "/first", 3));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // Its pages are the tmpfs's already, before a byte is written: the writer cannot SIGBUS.
+  struct statvfs room {};
+  ASSERT_EQ(statvfs(tmpfs.folder().c_str(), &room), 0);
+  EXPECT_GE((room.f_blocks - room.f_bfree) * room.f_frsize, 3ull * (4u << 20));
+  // So the second, which a sparse tmpfs would have taken (nothing is written yet), finds no room.
+  auto second = SegmentWriter::Create(BigSlots(tmpfs.folder() + "/second", 3));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kNoSpace) << second.status().ToString();
+  auto buffer = (*first)->Acquire(1s);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  std::memset(buffer->data, 0x5a, buffer->capacity);
+  EXPECT_EQ(tmpfs.Files(), (std::vector<std::string>{"first", "first.bell"}));
 }
 
 TEST(Segment, AnExistingNameIsNotReplaced) {

@@ -29,7 +29,8 @@ typedef enum sluice_err_t {
   SLUICE_ERR_NO_FREE_LANE = 8,
   SLUICE_ERR_TOO_LARGE = 9, /* an object larger than a slot */
   SLUICE_ERR_INVALID_STATE = 10,
-  SLUICE_ERR_ALREADY_EXISTS = 11 /* a file is in the way of the segment's name */
+  SLUICE_ERR_ALREADY_EXISTS = 11, /* a file is in the way of the segment's name */
+  SLUICE_ERR_NO_SPACE = 12        /* the segment's folder has no room for its memory */
 } sluice_err_t;
 
 /* A static description of the code. */

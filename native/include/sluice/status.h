@@ -24,6 +24,7 @@ enum class StatusCode : int {
   kTooLarge = 9,
   kInvalidState = 10,
   kAlreadyExists = 11,  // a file is in the way of the name asked for
+  kNoSpace = 12,        // the segment's folder has no room for it (docs/formats.md, "File layout")
 };
 
 class [[nodiscard]] Status {
@@ -44,6 +45,7 @@ class [[nodiscard]] Status {
   static Status TooLarge(std::string m) { return {StatusCode::kTooLarge, std::move(m)}; }
   static Status InvalidState(std::string m) { return {StatusCode::kInvalidState, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+  static Status NoSpace(std::string m) { return {StatusCode::kNoSpace, std::move(m)}; }
   // An I/O failure, with errno's text appended.
   static Status FromErrno(std::string_view what, int err);
   // A segment field that breaks the format; the message reads "field = value: expectation", the
