@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       output location's host; the generation pipeline submitted as a job jar.
  *   <li>{@code printing}: print jobs through the jobs topic, their channels read at constant speed
  *       by the print heads of two hosts, each equal to a sequential run, none starved. {@code
- *       --submit-only} returns once a tenth of the jobs was delivered, for a fault to strike a
+ *       --submit-only} returns once the jobs' first bytes were delivered, for a fault to strike a
  *       running job; {@code --await ID,...} checks jobs submitted before.
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
@@ -261,7 +261,7 @@ public final class ClusterChecks {
                     for (JobSpec spec : specs) {
                         client.awaitStatus(
                                 spec.id(), s -> s.state() != JobState.ACCEPTED, JOB_TIMEOUT);
-                        awaitDelivered(spec, 0.1);
+                        awaitDelivered(spec, 0.01);
                     }
                     System.out.println("running    " + String.join(",", ids(specs)));
                     return true;
@@ -331,6 +331,12 @@ public final class ClusterChecks {
                     spec.id(), status.state(), status.reason().map(r -> " (" + r + ")").orElse(""));
             ok &= status.state() == JobState.COMPLETED;
             printed.putAll(reports(spec));
+        }
+        // Where the producers are now, and whether a fault made Flink restart them.
+        for (String generation : flink.jobs(GENERATION_JOB_NAME, "RUNNING")) {
+            System.out.printf(
+                    "producers  on %s; the generation job restarted %d times so far%n",
+                    flink.subtaskHosts(generation).values(), flink.restarts(generation));
         }
         System.out.printf(
                 Locale.ROOT,

@@ -91,11 +91,20 @@ public final class ClusterDemo {
                 });
     }
 
+    /** Starts the cluster; its client creates the topics and submits the generation job. */
     void up() throws Exception {
         step(
                 "cluster up",
                 () -> {
                     compose.up(UP_TIMEOUT);
+                    // What the client's setup did: the topics, the generation job, its producers.
+                    compose.logs("client", 20)
+                            .lines()
+                            .filter(line -> line.contains("|"))
+                            .forEach(
+                                    line ->
+                                            out.println(
+                                                    "  " + line.substring(line.indexOf('|') + 2)));
                     return true;
                 });
     }
@@ -139,9 +148,9 @@ public final class ClusterDemo {
     }
 
     /**
-     * A fault during a running job: a print job is submitted, {@code strike} happens once a tenth
-     * of it was delivered, while its producers still compute, and the job must still end with every
-     * channel complete, in order, once, and equal to the sequential run; then {@code heal}.
+     * A fault during a running job: a print job is submitted, {@code strike} happens once its first
+     * bytes were delivered, while its producers still compute, and the job must still end with
+     * every channel complete, in order, once, and equal to the sequential run; then {@code heal}.
      */
     private void fault(String name, String id, Action strike, Action heal) throws Exception {
         String prefix = "fault-" + id + "-" + System.currentTimeMillis() % 100_000;
@@ -151,9 +160,9 @@ public final class ClusterDemo {
                     if (!checks(
                             "printing",
                             "--jobs",
-                            "B/6",
+                            "B/4",
                             "--speed",
-                            "2",
+                            "4",
                             "--prefix",
                             prefix,
                             "--submit-only",
@@ -166,7 +175,7 @@ public final class ClusterDemo {
                             checks(
                                     "printing",
                                     "--await",
-                                    prefix + ".B-6",
+                                    prefix + ".B-4",
                                     "--allow-starvation",
                                     "true");
                     heal.run();

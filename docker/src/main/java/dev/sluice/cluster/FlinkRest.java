@@ -126,6 +126,14 @@ final class FlinkRest {
         return hosts;
     }
 
+    /** How many times Flink restarted the job after a failure (its {@code numRestarts}). */
+    long restarts(String jobId) throws IOException, InterruptedException {
+        for (JsonNode metric : get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
+            return metric.path("value").asLong();
+        }
+        throw new IOException("job " + jobId + " has no numRestarts metric");
+    }
+
     /** The job's user accumulators, by name. */
     Map<String, String> accumulators(String jobId) throws IOException, InterruptedException {
         Map<String, String> values = new HashMap<>();
