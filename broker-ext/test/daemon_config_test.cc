@@ -38,6 +38,7 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   EXPECT_EQ(config->socket_path, "/run/sluice.sock");
   EXPECT_EQ(config->metrics.host, "127.0.0.1");
   EXPECT_EQ(config->segment_dir, "/dev/shm");
+  EXPECT_EQ(config->segment_max_total_bytes, 1ull << 30);
   EXPECT_TRUE(config->allowed_uids.empty());
   EXPECT_EQ(config->liveness_timeout, 5000ms);
   EXPECT_TRUE(config->metrics.enabled);
@@ -65,6 +66,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
       "sluice.allowed.uids=1000,1001\n"
       "sluice.gap.timeout.ms=250\n"
       "sluice.pause.after.ms=0\n"
+      "sluice.segment.max.total.bytes=268435456\n"
       "sluice.fetch=librdkafka\n"
       "sluice.metrics.listen=[::1]:9500\n";
   auto config = Parse({"--config", "/etc/sluice.conf", "--socket", "/run/b.sock", "-X",
@@ -77,6 +79,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
   EXPECT_EQ(config->allowed_uids, (std::vector<uid_t>{1000, 1001}));
   EXPECT_EQ(config->gap_timeout, 250ms);
   EXPECT_EQ(config->pause_after, 0ms);
+  EXPECT_EQ(config->segment_max_total_bytes, 256ull << 20);
   EXPECT_FALSE(config->native_fetch);
   EXPECT_EQ(config->metrics.host, "::1");
   EXPECT_EQ(config->metrics.port, 9500);
@@ -98,6 +101,8 @@ TEST_F(DaemonConfigTest, BadInputIsRefusedNamingTheKeyOrFlag) {
       {{"--metrics", "127.0.0.1:70000"}, "expected a number"},
       {{"--bootstrap-servers", "b:1", "--socket", long_path}, "sluice.socket"},
       {{"-X", "sluice.segment.dir=shm"}, "must be an absolute path"},
+      {{"-X", "sluice.segment.max.total.bytes=0"}, "sluice.segment.max.total.bytes = \"0\""},
+      {{"-X", "sluice.segment.max.total.bytes=1G"}, "expected a number"},
       {{"-X", "sluice.fetch=fast"}, "sluice.fetch = \"fast\": native or librdkafka"},
       {{"--config", "/missing.conf"}, "/missing.conf: no such file"},
       {{"--config", "/bad.conf"}, "/bad.conf:2: expected key=value"},

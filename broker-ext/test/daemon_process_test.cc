@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -523,6 +524,118 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   EXPECT_EQ(error->subscription_id, subscribed.subscription_id);
   EXPECT_NE(error->message.find("t ["), std::string::npos) << error->message;
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+}
+
+// A tmpfs of `megabytes` at `folder` for one test: a segment folder too small for the segments
+// asked of it. Mounting needs root (CAP_SYS_ADMIN); without it `skip_reason` says so.
+class SmallTmpfs {
+ public:
+  SmallTmpfs(const std::filesystem::path& folder, int megabytes) : folder_(folder) {
+    std::filesystem::create_directories(folder_);
+    const std::string options = "size=" + std::to_string(megabytes) + "m,mode=0700";
+    if (::mount("tmpfs", folder_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      skip_reason_ = "cannot mount a " + std::to_string(megabytes) + " MiB tmpfs at " +
+                     folder_.string() + " (needs root, CAP_SYS_ADMIN; euid " +
+                     std::to_string(::geteuid()) + "): " + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  // Detached, since the daemon may still map its segments until TearDown kills it.
+  ~SmallTmpfs() {
+    if (mounted_) ::umount2(folder_.c_str(), MNT_DETACH);
+  }
+  const std::string& skip_reason() const { return skip_reason_; }
+  std::vector<std::string> Files() const {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
+      found.push_back(entry.path().filename().string());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+ private:
+  std::filesystem::path folder_;
+  std::string skip_reason_;
+  bool mounted_ = false;
+};
+
+// Sparse segments on a tmpfs too small for them killed the daemon with SIGBUS once records
+// reached the pages it could not supply; their memory is reserved now, and a SUBSCRIBE for which
+// the folder has no room is refused (docs/brokerd.md, "Segment memory").
+TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscriptionGoesOn) {
+  const std::filesystem::path folder = dir_ / "small-shm";
+  SmallTmpfs tmpfs(folder, 16);
+  if (!tmpfs.skip_reason().empty()) GTEST_SKIP() << tmpfs.skip_reason();
+  Produce(300);
+  StartDaemon({"-X", "sluice.segment.dir=" + folder.string()});
+  p::Subscribe small = Request();
+  small.partitions.resize(1);  // partition 0
+  Send(1, small);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  auto reader = SegmentReader::Open((folder / subscribed.segment_name).string()).MoveValue();
+  ReadRecords(*reader, 100);
+
+  p::Subscribe big = Request();
+  big.partitions.erase(big.partitions.begin());
+  big.slot_count = 8;
+  big.slot_size = 4 << 20;  // 32 MiB in a 16 MiB tmpfs
+  Send(2, big);
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr) << "the daemon made a segment its folder has no room for";
+  EXPECT_EQ(answer.request_id, 2u);
+  EXPECT_EQ(error->subscription_id, 0u);
+  EXPECT_EQ(error->code, p::ErrorCode::kSubscriptionLimit);
+  EXPECT_NE(error->message.find("segment folder " + folder.string()), std::string::npos)
+      << error->message;
+  EXPECT_NE(error->message.find(std::strerror(ENOSPC)), std::string::npos) << error->message;
+  EXPECT_NE(Log().find("event=error_sent code=SUBSCRIPTION_LIMIT"), std::string::npos) << Log();
+  std::vector<std::string> expected{subscribed.segment_name};
+  for (const std::string& file : tmpfs.Files()) {
+    if (file == subscribed.segment_name + ".bell") expected.push_back(file);
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(tmpfs.Files(), expected) << "nothing of the refused segment is left";
+
+  // The daemon runs on, and so does the first subscription.
+  Produce(300);
+  ReadRecords(*reader, 100);
+  EXPECT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << Log();
+  Send(3, small);
+  EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message)) << Log();
+}
+
+TEST_F(DaemonProcessTest, TheSegmentsTogetherAreBoundedAndTheRoomComesBackWhenOneEnds) {
+  Produce(300);
+  // Room for two of Request()'s segments (8 × 64 KiB) and not three.
+  StartDaemon({"-X", "sluice.segment.max.total.bytes=" + std::to_string(1 << 20)});
+  auto partition = [this](int32_t p) {
+    p::Subscribe request = Request();
+    request.partitions = {request.partitions[static_cast<size_t>(p)]};
+    return request;
+  };
+  Send(1, partition(0));
+  auto one = std::get<p::Subscribed>(Receive().message);
+  Send(2, partition(1));
+  auto two = std::get<p::Subscribed>(Receive().message);
+  Send(3, partition(2));
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr) << "a third segment beyond sluice.segment.max.total.bytes";
+  EXPECT_EQ(error->code, p::ErrorCode::kSubscriptionLimit);
+  EXPECT_NE(error->message.find("sluice.segment.max.total.bytes = 1048576"), std::string::npos)
+      << error->message;
+  EXPECT_NE(error->message.find("524288 bytes beside the 1048576"), std::string::npos)
+      << error->message;
+
+  // The first still delivers; ending the second gives its bytes back.
+  auto reader = SegmentReader::Open((dir_ / one.segment_name).string()).MoveValue();
+  ReadRecords(*reader, 100);
+  Send(4, p::Close{two.subscription_id});
+  Send(5, partition(2));
+  EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message)) << Log();
 }
 
 TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesTheOtherRunning) {

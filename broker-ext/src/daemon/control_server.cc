@@ -325,6 +325,17 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
     return Status::InvalidArgument("the daemon holds " + std::to_string(kMaxSubscriptions) +
                                    " subscriptions, its limit");
   }
+  // Every segment's memory is reserved when it is made (docs/formats.md, "File layout"), so the
+  // total is what the segments take of the host's RAM, whatever the readers do with them.
+  const uint64_t asked = uint64_t{request.slot_count} * request.slot_size;
+  if (asked >
+      config_.segment_max_total_bytes - std::min(segment_bytes_, config_.segment_max_total_bytes)) {
+    return Status::InvalidArgument(
+        "segment folder " + config_.segment_dir + ": slot_count × slot_size = " +
+        std::to_string(asked) + " bytes beside the " + std::to_string(segment_bytes_) +
+        " of the daemon's segments would exceed sluice.segment.max.total.bytes = " +
+        std::to_string(config_.segment_max_total_bytes));
+  }
 
   code = ErrorCode::kInternal;
   SLUICE_ASSIGN_OR_RETURN(FetchSession * metadata, SessionFor(request.group_id, "", {}));
@@ -431,7 +442,13 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
   Result<std::unique_ptr<Subscription>> subscription =
       Subscription::Start(*plan, **session, metrics_, names_);
   if (!subscription.ok()) {
-    SendError(connection, request_id, 0, ErrorCode::kInternal, subscription.status().message());
+    // A segment folder with no room for the segment (a tmpfs too small) is a limit the reader
+    // may meet again later, not a daemon failure; the daemon and its other subscriptions go on
+    // (docs/brokerd.md, "Segment memory").
+    const bool no_room = subscription.status().code() == StatusCode::kNoSpace;
+    SendError(connection, request_id, 0,
+              no_room ? ErrorCode::kSubscriptionLimit : ErrorCode::kInternal,
+              subscription.status().message());
     return;
   }
   Log(LogLevel::kInfo, "subscribed",
@@ -445,6 +462,7 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
   // A version-1 reader finds the segment in the folder it was configured with.
   if (connection.version < protocol::kSegmentDirVersion) answer.segment_dir.clear();
   Send(connection, request_id, std::move(answer));
+  segment_bytes_ += (*subscription)->segment_bytes();
   connection.subscriptions.emplace(plan->id, subscription.MoveValue());
   ++subscription_count_;
   subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));
@@ -454,6 +472,7 @@ void ControlServer::EndSubscription(Connection& connection, uint64_t id) {
   auto it = connection.subscriptions.find(id);
   if (it == connection.subscriptions.end()) return;
   it->second->Close();
+  segment_bytes_ -= it->second->segment_bytes();
   connection.subscriptions.erase(it);
   --subscription_count_;
   subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));

@@ -87,6 +87,8 @@ class ControlServer {
   std::vector<std::unique_ptr<FetchSession>> sessions_;
   uint64_t next_subscription_id_ = 1;
   size_t subscription_count_ = 0;
+  // Slot bytes of every subscription's segment, bounded by sluice.segment.max.total.bytes.
+  uint64_t segment_bytes_ = 0;
 
   Gauge& connections_gauge_;
   Gauge& subscriptions_gauge_;

@@ -82,6 +82,11 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
   } else if (key == "sluice.segment.dir") {
     if (!value.starts_with("/")) return Bad(key, value, "must be an absolute path");
     config.segment_dir = value;
+  } else if (key == "sluice.segment.max.total.bytes") {
+    Result<uint64_t> bytes = ParseNumber<uint64_t>(key, value);
+    if (!bytes.ok()) return bytes.status();
+    if (*bytes == 0) return Bad(key, value, "must be positive");
+    config.segment_max_total_bytes = *bytes;
   } else if (key == "sluice.allowed.uids") {
     Result<std::vector<uid_t>> uids = NumberList<uid_t>(key, value);
     if (!uids.ok()) return uids.status();

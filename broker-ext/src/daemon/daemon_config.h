@@ -32,6 +32,9 @@ struct DaemonConfig {
   std::string socket_path;                   // sluice.socket / --socket
   ListenAddress metrics{"127.0.0.1", 9464};  // sluice.metrics.listen / --metrics; `off`
   std::string segment_dir = "/dev/shm";      // sluice.segment.dir
+  // Shared memory is RAM: the slot bytes of all segments together may not exceed this, so that
+  // readers cannot take the host's memory (docs/brokerd.md, "Configuration").
+  uint64_t segment_max_total_bytes = 1ull << 30;  // sluice.segment.max.total.bytes
   // Peers allowed on the socket (SO_PEERCRED); both empty means the daemon's own uid only.
   std::vector<uid_t> allowed_uids;                   // sluice.allowed.uids, comma-separated
   std::vector<gid_t> allowed_gids;                   // sluice.allowed.gids

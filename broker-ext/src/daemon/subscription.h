@@ -72,6 +72,8 @@ class Subscription {
 
   uint64_t id() const { return plan_.id; }
   const std::string& segment_name() const { return plan_.segment_name; }
+  // What it counts against sluice.segment.max.total.bytes: its slots.
+  uint64_t segment_bytes() const { return uint64_t{plan_.slot_count} * plan_.slot_size; }
   const FetchSession& session() const { return session_; }
 
  private:
