@@ -115,6 +115,18 @@ public final class ClusterDemo {
             build();
             compose.down();
             up();
+            // A small job first, as a press warms up: the TaskManagers' JIT compiles the RIP and
+            // every hop of the path on it, not on the first measured job's first tasks (a cold
+            // start starved a stream of that job now and then).
+            check(
+                    "warm-up",
+                    "printing",
+                    "--jobs",
+                    "A/2",
+                    "--speed",
+                    "4",
+                    "--allow-starvation",
+                    "true");
             check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "1");
             check("b. SluiceSource PUSH job", "source", "--records", "2000000");
             check("c. generation locality", "locality");

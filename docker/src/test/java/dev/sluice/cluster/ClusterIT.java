@@ -39,6 +39,7 @@ class ClusterIT {
                 .containsExactly(
                         "image build",
                         "cluster up",
+                        "warm-up",
                         "a. printing across hosts",
                         "b. SluiceSource PUSH job",
                         "c. generation locality",
