@@ -259,8 +259,17 @@ public final class ClusterChecks {
                 }
                 if (options.flag("--submit-only")) {
                     for (JobSpec spec : specs) {
-                        client.awaitStatus(
-                                spec.id(), s -> s.state() != JobState.ACCEPTED, JOB_TIMEOUT);
+                        JobStatus status =
+                                client.awaitStatus(
+                                        spec.id(),
+                                        s -> s.state() != JobState.ACCEPTED,
+                                        JOB_TIMEOUT);
+                        if (status.state() != JobState.RUNNING) {
+                            System.out.printf(
+                                    "status     %s %s %s%n",
+                                    spec.id(), status.state(), status.reason().orElse(""));
+                            return false;
+                        }
                         awaitDelivered(spec, 0.01);
                     }
                     System.out.println("running    " + String.join(",", ids(specs)));

@@ -31,10 +31,6 @@ final class Compose {
         this.environment = Map.copyOf(environment);
     }
 
-    String project() {
-        return project;
-    }
-
     /** Starts every service and waits until each one's health check passes. */
     void up(Duration timeout) throws IOException, InterruptedException, TimeoutException {
         // Compose starts a service once those it depends on are healthy; the last ones are
