@@ -476,6 +476,16 @@ class StreamReaderIT {
     @Test
     void aStreamThatCameEarlyDoesNotHoldTheSlotsAPacedReaderOfAnotherStreamNeeds()
             throws Exception {
+        // Once unchecked first: in a JVM that has run nothing else, the reader's first copies of
+        // early chunks to the heap run cold (about 7 ms each here, 80 ms for cyan's eleven) and
+        // make black's second chunk late whatever the design. Measured warm, the test still tells
+        // the design apart: without the heap buffer, black's second chunk waits for cyan's
+        // eleventh, 0.55 s.
+        earlyStreamBesideAPacedOne(false);
+        earlyStreamBesideAPacedOne(true);
+    }
+
+    private void earlyStreamBesideAPacedOne(boolean checkStarvation) throws Exception {
         String topic = KAFKA.createTopic(1);
         String job = uniqueName("job");
         int chunks = 12;
@@ -531,7 +541,11 @@ class StreamReaderIT {
                             });
             assertThat(seqs).containsOnly(range(0, chunks, 1));
             for (StreamReader reader : readers) {
-                assertThat(reader.stats().starvationEvents()).as(reader.stream()).isZero();
+                if (checkStarvation) {
+                    assertThat(reader.stats().starvationEvents())
+                            .as(reader.stream() + ": " + reader.stats())
+                            .isZero();
+                }
             }
         } finally {
             for (StreamReader reader : readers) {
