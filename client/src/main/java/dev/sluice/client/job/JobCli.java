@@ -15,8 +15,9 @@ import java.util.function.Function;
 /**
  * {@code sluice submit FILE | status [ID] | cancel ID}: the job topics from a shell.
  *
- * <p>Exit codes: 0 done, 1 the cluster failed us (unreachable broker, timeout, no such job), 2 the
- * user's input is wrong (arguments, an unreadable or invalid spec file).
+ * <p>Exit codes: 0 done, 1 the cluster failed us or refused the command (unreachable broker,
+ * timeout, no such job to show or cancel, a submission whose job id exists already), 2 the user's
+ * input is wrong (arguments, an unreadable or invalid spec file).
  */
 @PublicEvolving
 public final class JobCli {
@@ -137,6 +138,19 @@ public final class JobCli {
                 connect,
                 err,
                 client -> {
+                    if (client.exists(spec.id())) {
+                        err.println(
+                                "error: job "
+                                        + spec.id()
+                                        + " already exists (on "
+                                        + connection.statusTopic()
+                                        + " or "
+                                        + connection.jobsTopic()
+                                        + "); the scheduler ignores a second submission of an"
+                                        + " id: give the job a new id in "
+                                        + file);
+                        return RUNTIME_ERROR;
+                    }
                     client.submit(spec);
                     out.println("submitted job " + spec.id() + " to " + connection.jobsTopic());
                     return OK;
@@ -197,6 +211,17 @@ public final class JobCli {
                 connect,
                 err,
                 client -> {
+                    if (!client.exists(jobId)) {
+                        err.println(
+                                "error: no job "
+                                        + jobId
+                                        + " on "
+                                        + connection.statusTopic()
+                                        + " or "
+                                        + connection.jobsTopic()
+                                        + ", nothing to cancel");
+                        return RUNTIME_ERROR;
+                    }
                     client.cancel(jobId);
                     out.println("asked to cancel job " + jobId + " on " + connection.jobsTopic());
                     return OK;

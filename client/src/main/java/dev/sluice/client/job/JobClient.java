@@ -1,8 +1,10 @@
 package dev.sluice.client.job;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -72,17 +74,29 @@ public final class JobClient implements AutoCloseable {
 
     /** Every status on the status topic now, each job's in the order they were published. */
     public List<JobStatus> statuses() {
-        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(clientProperties)) {
-            List<TopicPartition> partitions = KafkaClients.partitions(consumer, statusTopic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            List<JobStatus> statuses = new ArrayList<>();
-            for (ConsumerRecord<byte[], byte[]> record :
-                    KafkaClients.readToEnd(consumer, READ_TIMEOUT)) {
-                decode(record).ifPresent(statuses::add);
-            }
-            return statuses;
+        List<JobStatus> statuses = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : readAll(statusTopic)) {
+            decode(record).ifPresent(statuses::add);
         }
+        return statuses;
+    }
+
+    /**
+     * Whether a job of this id exists: a status of it is on the status topic, or its submission is
+     * on the jobs topic, not answered yet. The scheduler ignores a second submission of an id
+     * (docs/generation.md, "The scheduler"), so a user asking for one is told instead.
+     */
+    public boolean exists(String jobId) {
+        if (!statuses(jobId).isEmpty()) {
+            return true;
+        }
+        byte[] key = jobId.getBytes(StandardCharsets.UTF_8);
+        for (ConsumerRecord<byte[], byte[]> record : readAll(jobsTopic)) {
+            if (Arrays.equals(record.key(), key) && isSubmission(record.value())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The job's statuses on the status topic now, in the order they were published. */
@@ -135,6 +149,25 @@ public final class JobClient implements AutoCloseable {
         KafkaClients.sendAndWait(
                 producer,
                 new ProducerRecord<>(jobsTopic, command.jobId(), JobCommandJson.write(command)));
+    }
+
+    /** Every record of a topic now, from its beginning; none while the topic does not exist. */
+    private List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(clientProperties)) {
+            List<TopicPartition> partitions = KafkaClients.partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            return KafkaClients.readToEnd(consumer, READ_TIMEOUT);
+        }
+    }
+
+    /** A malformed command submits nothing: the scheduler refuses it and the id stays free. */
+    private static boolean isSubmission(byte[] command) {
+        try {
+            return JobCommandJson.parse(command) instanceof JobCommand.Submit;
+        } catch (JobSpecException e) {
+            return false;
+        }
     }
 
     /**

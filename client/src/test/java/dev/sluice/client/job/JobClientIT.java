@@ -186,21 +186,18 @@ class JobClientIT {
     void theCliSubmitsCancelsAndShowsStatuses() throws Exception {
         Path spec = dir.resolve("job.json");
         Files.writeString(spec, TestJobs.printingJobJson());
-        try (StatusPublisher publisher =
-                new StatusPublisher(KAFKA.broker().clientProperties(), statusTopic)) {
-            publisher.send(
-                    new JobStatus(
-                            "packaging-0001",
-                            JobState.REFUSED,
-                            Optional.of("no reader on printer-4"),
-                            0));
-            publisher.flush();
-        }
 
         assertThat(cli("submit", spec.toString()))
                 .isEqualTo("submitted job packaging-0001 to " + jobsTopic + "\n");
+        // No status yet (no scheduler here): the submission on the jobs topic makes it known.
         assertThat(cli("cancel", "packaging-0001"))
                 .startsWith("asked to cancel job packaging-0001");
+        publishStatus(
+                new JobStatus(
+                        "packaging-0001",
+                        JobState.REFUSED,
+                        Optional.of("no reader on printer-4"),
+                        0));
         assertThat(cli("status", "packaging-0001"))
                 .isEqualTo(
                         "1970-01-01T00:00:00Z  packaging-0001  REFUSED  no reader on printer-4\n");
@@ -210,8 +207,80 @@ class JobClientIT {
                 .containsExactly("Submit", "Cancel");
     }
 
+    @Test
+    void theCliRefusesToSubmitAJobIdThatExists() throws Exception {
+        Path spec = dir.resolve("job.json");
+        Files.writeString(spec, TestJobs.printingJobJson());
+        publishStatus(JobStatus.now("packaging-0001", JobState.COMPLETED));
+
+        CliRun run = runCli("submit", spec.toString());
+
+        assertThat(run.code()).isEqualTo(1);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err())
+                .isEqualTo(
+                        "error: job packaging-0001 already exists (on "
+                                + statusTopic
+                                + " or "
+                                + jobsTopic
+                                + "); the scheduler ignores a second submission of an id: give"
+                                + " the job a new id in "
+                                + spec
+                                + "\n");
+        assertThat(endOffset(jobsTopic)).isZero();
+    }
+
+    @Test
+    void theCliRefusesASecondSubmissionTheSchedulerHasNotAnsweredYet() throws Exception {
+        Path spec = dir.resolve("job.json");
+        Files.writeString(spec, TestJobs.printingJobJson());
+        assertThat(cli("submit", spec.toString())).startsWith("submitted job packaging-0001");
+
+        CliRun again = runCli("submit", spec.toString());
+
+        assertThat(again.code()).isEqualTo(1);
+        assertThat(again.err()).startsWith("error: job packaging-0001 already exists");
+        assertThat(endOffset(jobsTopic)).isEqualTo(1);
+    }
+
+    @Test
+    void theCliRefusesToCancelAnUnknownJob() {
+        client.submit(TestJobs.small("job-8"));
+        publishStatus(JobStatus.now("job-9", JobState.ACCEPTED));
+
+        CliRun run = runCli("cancel", "job-10");
+
+        assertThat(run.code()).isEqualTo(1);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err())
+                .isEqualTo(
+                        "error: no job job-10 on "
+                                + statusTopic
+                                + " or "
+                                + jobsTopic
+                                + ", nothing to cancel\n");
+        assertThat(endOffset(jobsTopic)).isEqualTo(1);
+    }
+
+    private void publishStatus(JobStatus status) {
+        try (StatusPublisher publisher =
+                new StatusPublisher(KAFKA.broker().clientProperties(), statusTopic)) {
+            publisher.send(status);
+            publisher.flush();
+        }
+    }
+
+    private record CliRun(int code, String out, String err) {}
+
     /** Runs the CLI against this test's broker and topics; fails unless it exits 0. */
     private String cli(String... command) {
+        CliRun run = runCli(command);
+        assertThat(run.code()).as("exit code, stderr: %s", run.err()).isEqualTo(0);
+        return run.out();
+    }
+
+    /** Runs the CLI against this test's broker and topics. */
+    private CliRun runCli(String... command) {
         List<String> args =
                 new ArrayList<>(
                         List.of(
@@ -229,8 +298,8 @@ class JobClientIT {
                         args.toArray(String[]::new),
                         new PrintStream(out, true, StandardCharsets.UTF_8),
                         new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(code).as("exit code, stderr: %s", err).isEqualTo(0);
-        return out.toString(StandardCharsets.UTF_8);
+        return new CliRun(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     private static KafkaConsumer<byte[], byte[]> assignedFromStart(String topic) {
@@ -257,6 +326,14 @@ class JobClientIT {
             }
         }
         return records;
+    }
+
+    /** How many records the single-partition topic holds. */
+    private static long endOffset(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = assignedFromStart(topic)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            return consumer.endOffsets(List.of(partition), WAIT).get(partition);
+        }
     }
 
     private static byte[] bytes(String text) {
