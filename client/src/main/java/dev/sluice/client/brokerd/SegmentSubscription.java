@@ -212,6 +212,10 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
             }
         } catch (ExecutionException e) {
             opened.close();
+            if (e.getCause() instanceof BrokerdException refused
+                    && refused.code() == ErrorCode.SUBSCRIPTION_LIMIT) {
+                throw withRoomHint(refused);
+            }
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (TimeoutException e) {
             opened.close();
@@ -224,6 +228,24 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
             opened.close();
             throw e;
         }
+    }
+
+    /**
+     * The daemon says why it has no room (docs/brokerd.md, "Segment memory"); the reader's user
+     * learns what this subscription asked for and which knobs give it room.
+     */
+    private BrokerdException withRoomHint(BrokerdException refused) {
+        return new BrokerdException(
+                refused.code(),
+                refused.daemonMessage(),
+                " (this subscription asked for "
+                        + request.slotCount()
+                        + " slots of "
+                        + request.slotSize()
+                        + " bytes, SubscriptionRequest.Builder.slots: ask for fewer or smaller"
+                        + " slots, end other subscriptions to this daemon, or raise its"
+                        + " sluice.segment.max.total.bytes or the size of its"
+                        + " sluice.segment.dir)");
     }
 
     /**

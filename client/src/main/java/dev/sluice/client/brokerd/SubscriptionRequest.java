@@ -61,6 +61,16 @@ public final class SubscriptionRequest {
         return maxOpenBatches;
     }
 
+    /** How many slots the subscription's segment has. */
+    public int slotCount() {
+        return slotCount;
+    }
+
+    /** The bytes of one slot; one object fits a slot. */
+    public long slotSize() {
+        return slotSize;
+    }
+
     /**
      * The SUBSCRIBE that resumes after {@code positions} (partition → next offset): those
      * partitions start there, the others where this request said, or where the group committed.

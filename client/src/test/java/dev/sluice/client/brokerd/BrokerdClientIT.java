@@ -499,4 +499,57 @@ class BrokerdClientIT {
                             });
         }
     }
+
+    @Test
+    void aSegmentBeyondTheDaemonsBoundIsRefusedAndOneThatFitsStillWorks() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 0, 20, 1);
+        long megabyte = 1 << 20;
+        BrokerdProcess daemon =
+                daemon(Map.of("sluice.segment.max.total.bytes", Long.toString(2 * megabyte)));
+        BrokerdClient client = client(daemon);
+        SubscriptionRequest oneMegabyte =
+                SubscriptionRequest.builder(topic)
+                        .partitions(1, StartPosition.EARLIEST)
+                        .slots(4, megabyte / 4)
+                        .build();
+        SubscriptionRequest twoMegabytes =
+                SubscriptionRequest.builder(topic)
+                        .partitions(1, StartPosition.EARLIEST)
+                        .slots(8, megabyte / 4)
+                        .build();
+
+        try (RecordsSubscription first = client.subscribe(oneMegabyte)) {
+            assertThatThrownBy(() -> client.subscribe(twoMegabytes))
+                    .isInstanceOfSatisfying(
+                            BrokerdException.class,
+                            e -> {
+                                assertThat(e.code()).isEqualTo(ErrorCode.SUBSCRIPTION_LIMIT);
+                                assertThat(e.getMessage())
+                                        .startsWith("SUBSCRIPTION_LIMIT: segment folder ")
+                                        .contains(
+                                                "slot_count × slot_size = 2097152 bytes beside the"
+                                                        + " 1048576 of the daemon's segments would"
+                                                        + " exceed sluice.segment.max.total.bytes"
+                                                        + " = 2097152")
+                                        .endsWith(
+                                                " (this subscription asked for 8 slots of 262144"
+                                                        + " bytes, SubscriptionRequest.Builder"
+                                                        + ".slots: ask for fewer or smaller slots,"
+                                                        + " end other subscriptions to this"
+                                                        + " daemon, or raise its"
+                                                        + " sluice.segment.max.total.bytes or the"
+                                                        + " size of its sluice.segment.dir)");
+                            });
+            assertThat(read(first, 20)).hasSize(20);
+            // The refusal took nothing: a second megabyte still fits beside the first.
+            try (RecordsSubscription second = client.subscribe(oneMegabyte)) {
+                assertThat(read(second, 20)).hasSize(20);
+            }
+        }
+        // Ended subscriptions give their bytes back.
+        try (RecordsSubscription whole = client.subscribe(twoMegabytes)) {
+            assertThat(read(whole, 20)).hasSize(20);
+        }
+    }
 }
