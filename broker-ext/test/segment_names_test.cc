@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <deque>
@@ -39,6 +41,22 @@ class SegmentNamesTest : public testing::Test {
 
   void Touch(const std::string& name, const std::string& content = "") const {
     std::ofstream(dir_ / name) << content;
+  }
+
+  std::set<std::string> Left() const {
+    std::set<std::string> left;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      left.insert(entry.path().filename().string());
+    }
+    return left;
+  }
+
+  // Holds `name`'s lock as a live daemon holds its run's, until the descriptor is closed.
+  int HoldLock(const std::string& name) const {
+    const int fd = ::open((dir_ / name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    return fd;
   }
 
   std::filesystem::path dir_;
@@ -132,7 +150,7 @@ TEST_F(SegmentNamesTest, FilesOfGoneDaemonsAndOfThisPidsEarlierRunsAreTold) {
 }
 
 TEST_F(SegmentNamesTest, RemoveLeftoversRemovesOnlyGoneDaemonsFiles) {
-  auto names = SegmentNames::Create(getpid(), Script({"0000run1"})).MoveValue();
+  auto names = SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})).MoveValue();
   const std::string pid = std::to_string(getpid());
   const std::string mine = "sluice-brokerd." + pid + ".0000run1.0123456789abcdef";
   const std::string earlier_run = "sluice-brokerd." + pid + ".0000run0.0123456789abcdef";
@@ -143,11 +161,91 @@ TEST_F(SegmentNamesTest, RemoveLeftoversRemovesOnlyGoneDaemonsFiles) {
     Touch(name);
   }
   names.RemoveLeftovers(dir_.string());
-  std::set<std::string> left;
-  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
-    left.insert(entry.path().filename().string());
+  const std::string own_lock = "sluice-brokerd." + pid + ".0000run1.lock";
+  EXPECT_EQ(Left(), (std::set<std::string>{mine, other_program, own_lock}))
+      << "this run took its lock first";
+}
+
+// Containers sharing one /dev/shm: a live daemon's PID may not exist in this PID namespace, or be
+// this daemon's own. Its held lock keeps its files; a run whose lock nobody holds is gone.
+TEST_F(SegmentNamesTest, ARunWhoseLockIsHeldIsKeptWhateverItsPidAndOneWithoutAHolderRemoved) {
+  auto names = SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})).MoveValue();
+  const std::string pid = std::to_string(getpid());
+  // PIDs are at most 2^22 on Linux: these never run here.
+  const std::string elsewhere = "sluice-brokerd.99999999.0000run7";
+  const std::string same_pid_elsewhere = "sluice-brokerd." + pid + ".0000run8";
+  const std::string gone = "sluice-brokerd.99999998.0000run9";
+  const int live_lock = HoldLock(elsewhere + ".lock");
+  const int same_pid_lock = HoldLock(same_pid_elsewhere + ".lock");
+  Touch(gone + ".lock");
+  const std::set<std::string> kept = {
+      elsewhere + ".lock",
+      elsewhere + ".0123456789abcdef",
+      elsewhere + ".0123456789abcdef.bell",
+      same_pid_elsewhere + ".lock",
+      same_pid_elsewhere + ".0123456789abcdef",
+      same_pid_elsewhere + ".0123456789abcdef.tmp-00112233aabbccdd"};
+  for (const std::string& name : kept) Touch(name);
+  for (const std::string& name : {gone + ".0123456789abcdef", gone + ".0123456789abcdef.bell",
+                                  gone + ".fedcba9876543210.tmp-00112233aabbccdd"}) {
+    Touch(name);
   }
-  EXPECT_EQ(left, (std::set<std::string>{mine, other_program}));
+
+  names.RemoveLeftovers(dir_.string());
+  const std::string own_lock = "sluice-brokerd." + pid + ".0000run1.lock";
+  std::set<std::string> expected = kept;
+  expected.insert(own_lock);
+  EXPECT_EQ(Left(), expected) << "the live runs' files stay, the gone run's go, its lock file too";
+
+  // Once its holder is gone, the run is too.
+  ::close(live_lock);
+  ::close(same_pid_lock);
+  names.RemoveLeftovers(dir_.string());
+  EXPECT_EQ(Left(), std::set<std::string>{own_lock});
+}
+
+TEST_F(SegmentNamesTest, TheFirstSegmentTakesTheRunsLockWhichKeepsItsFilesUntilTheNamesEnd) {
+  auto names =
+      SegmentNames::Create(99999999, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}))
+          .MoveValue();
+  WriterOptions options;
+  options.slot_count = 2;
+  options.slot_size = 4096;
+  options.lane_count = 1;
+  auto created = CreateSegment(options, dir_.string(), names);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const std::string lock = "sluice-brokerd.99999999.0000run1.lock";
+  struct stat info {};
+  ASSERT_EQ(::stat((dir_ / lock).c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << "owner-only";
+  EXPECT_EQ(Left(), (std::set<std::string>{lock, created->name}))
+      << "the lock file was made under a name of its own and linked into place";
+
+  // Another daemon, in a PID namespace where 99999999 does not run, leaves them alone.
+  auto other = SegmentNames::Create(getpid(), Script({"0000run2", "cccccccccccccccc"})).MoveValue();
+  other.RemoveLeftovers(dir_.string());
+  EXPECT_TRUE(std::filesystem::exists(dir_ / created->name));
+
+  created->writer.reset();
+  names = SegmentNames::Create(getpid(), Script({"0000run3"})).MoveValue();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / lock)) << "the names' end removes the lock file";
+}
+
+TEST_F(SegmentNamesTest, ALockFileInTheWayFailsTheSegmentNamingIt) {
+  auto names =
+      SegmentNames::Create(4242, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}))
+          .MoveValue();
+  Touch("sluice-brokerd.4242.0000run1.lock", "someone else's");
+  WriterOptions options;
+  options.slot_count = 2;
+  options.slot_size = 4096;
+  auto created = CreateSegment(options, dir_.string(), names);
+  EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(created.status().message().find("sluice-brokerd.4242.0000run1.lock exists"),
+            std::string::npos)
+      << created.status().message();
+  EXPECT_EQ(Left(), std::set<std::string>{"sluice-brokerd.4242.0000run1.lock"})
+      << "nothing else was made";
 }
 
 }  // namespace
