@@ -35,6 +35,7 @@ std::vector<Frame> OneOfEachMessage() {
       {0, Heartbeat{42, 1000}},
       {14, ErrorMessage{3, ErrorCode::kBadRequest, 1, 2, "slot_size too large"}},
       {15, Close{3}},
+      {0, StreamGap{3, 5, 9, 2000000000, "job-1", "cyan"}},
   };
 }
 
@@ -83,7 +84,7 @@ TEST(ProtocolCodec, TheHeaderIsLittleEndianAtTheSpecOffsets) {
   const Bytes bytes = Encode({0x1122334455667788, Release{0x0102030405060708, 0x0A}});
   const Bytes expected = {
       28,   0,    0,    0,                             // frame_length: 12 + 16
-      2,    0,                                         // version
+      3,    0,                                         // version
       3,    0,                                         // type RELEASE
       0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // request_id
       8,    7,    6,    5,    4,    3,    2,    1,     // subscription_id
@@ -128,7 +129,8 @@ TEST(ProtocolCodec, EveryTruncationIsRefusedWithoutReadingPastTheEnd) {
 }
 
 // Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
-// SUBSCRIBED, are as they were (docs/formats.md, "Versions").
+// SUBSCRIBED, are as they were (docs/formats.md, "Versions"), and so are they all in version 3
+// but for SUBSCRIBE's new flag and the new STREAM_GAP.
 TEST(ProtocolCodec, OnlyVersionTwoOfSubscribedCarriesTheSegmentDir) {
   const Subscribed v1{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, ""};
   Subscribed v2 = v1;
@@ -141,13 +143,80 @@ TEST(ProtocolCodec, OnlyVersionTwoOfSubscribedCarriesTheSegmentDir) {
   EXPECT_EQ(DecodeFrame(one)->version, 1);
   EXPECT_EQ(std::get<Subscribed>(DecodeFrame(two)->message).segment_dir, "/dev/shm");
   for (const Frame& frame : OneOfEachMessage()) {
-    if (std::holds_alternative<Subscribed>(frame.message)) continue;
+    if (std::holds_alternative<StreamGap>(frame.message)) continue;
     SCOPED_TRACE(NameOf(TypeOf(frame.message)));
-    Frame old = frame;
-    old.version = 1;
-    Bytes bytes = Encode(old);
-    PutU16(bytes, 4, 2);
-    EXPECT_EQ(bytes, Encode(frame)) << "the same body in both versions";
+    Frame older = frame;
+    older.version = 2;
+    Bytes bytes = Encode(older);
+    PutU16(bytes, 4, 3);
+    EXPECT_EQ(bytes, Encode(frame)) << "the same body in versions 2 and 3";
+    if (std::holds_alternative<Subscribed>(frame.message)) continue;
+    older.version = 1;
+    bytes = Encode(older);
+    PutU16(bytes, 4, 3);
+    EXPECT_EQ(bytes, Encode(frame)) << "the same body in versions 1 and 3";
+  }
+}
+
+// Version 3 adds SUBSCRIBE's flags bit 1, READ_UNCOMMITTED, reserved before (docs/formats.md,
+// "SUBSCRIBE").
+TEST(ProtocolCodec, ReadUncommittedIsFlagsBitOneFromVersionThree) {
+  Subscribe uncommitted = ValidSubscribe();
+  uncommitted.read_uncommitted = true;
+  Bytes bytes = Encode({1, uncommitted, 3});
+  EXPECT_EQ(bytes[kFrameHeaderSize + 4], 2);
+  EXPECT_TRUE(std::get<Subscribe>(DecodeFrame(bytes)->message).read_uncommitted);
+  uncommitted.local_leaders = true;
+  bytes = Encode({1, uncommitted, 3});
+  EXPECT_EQ(bytes[kFrameHeaderSize + 4], 3);
+  for (const uint16_t version : std::vector<uint16_t>{1, 2}) {
+    SCOPED_TRACE(version);
+    EXPECT_TRUE(NamesField(EncodeFrame({1, uncommitted, version}).status(), "flags"));
+    PutU16(bytes, 4, version);
+    EXPECT_TRUE(RefusedNaming(bytes, "flags"));
+    EXPECT_EQ(RefusalCode(bytes), ErrorCode::kBadFrame);
+  }
+}
+
+// STREAM_GAP (7) is version 3 on: in an older frame its type is unknown.
+TEST(ProtocolCodec, StreamGapIsAMessageOfVersionThreeOnly) {
+  const StreamGap gap{3, 5, 9, 2000000000, "job-1", "cyan"};
+  Bytes bytes = Encode({0, gap, 3});
+  EXPECT_EQ(bytes[6], 7);
+  EXPECT_EQ(bytes[kFrameHeaderSize + 8], 5);     // missing_from
+  EXPECT_EQ(bytes[kFrameHeaderSize + 16], 9);    // missing_to
+  EXPECT_EQ(bytes[kFrameHeaderSize + 32], 5);    // job's length
+  EXPECT_EQ(bytes[kFrameHeaderSize + 34], 'j');  // job
+  for (const uint16_t version : std::vector<uint16_t>{1, 2}) {
+    SCOPED_TRACE(version);
+    EXPECT_TRUE(NamesField(EncodeFrame({0, gap, version}).status(), "type"));
+    PutU16(bytes, 4, version);
+    EXPECT_TRUE(RefusedNaming(bytes, "type"));
+    EXPECT_EQ(RefusalCode(bytes), ErrorCode::kUnknownType);
+    EXPECT_TRUE(NamesField(DecodeHeader(bytes).status(), "type"));
+  }
+}
+
+// The header alone: what the daemon answers a frame it refuses, or may not receive, with.
+TEST(ProtocolCodec, TheHeaderOfAFrameWithABadBodyIsReadable) {
+  Bytes bytes = Encode({0x1234, ValidSubscribe()});
+  PutU32(bytes, kFrameHeaderSize, 0);  // slot_count
+  EXPECT_TRUE(RefusedNaming(bytes, "slot_count"));
+  auto header = DecodeHeader(bytes);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_EQ(header->request_id, 0x1234u);
+  EXPECT_EQ(header->type, MessageType::kSubscribe);
+  EXPECT_EQ(header->version, kMaxVersion);
+  bytes.resize(bytes.size() - 1);
+  EXPECT_TRUE(NamesField(DecodeHeader(bytes).status(), "frame_length"));
+}
+
+TEST(ProtocolCodec, OnlyTheDaemonSendsSubscribedErrorAndStreamGap) {
+  for (const Frame& frame : OneOfEachMessage()) {
+    const MessageType type = TypeOf(frame.message);
+    const bool daemon_only = type == MessageType::kSubscribed || type == MessageType::kError ||
+                             type == MessageType::kStreamGap;
+    EXPECT_EQ(SentByReader(type), !daemon_only) << NameOf(type);
   }
 }
 
@@ -163,7 +232,7 @@ TEST(ProtocolCodec, FrameLengthOutsideItsBoundsIsRefused) {
 }
 
 TEST(ProtocolCodec, AnUnknownVersionIsRefusedAsUnsupported) {
-  for (const uint16_t version : std::vector<uint16_t>{0, 3, 65535}) {
+  for (const uint16_t version : std::vector<uint16_t>{0, 4, 65535}) {
     Bytes bytes = Encode({0, Heartbeat{1, 2}});
     PutU16(bytes, 4, version);
     EXPECT_TRUE(RefusedNaming(bytes, "version")) << version;
@@ -172,7 +241,7 @@ TEST(ProtocolCodec, AnUnknownVersionIsRefusedAsUnsupported) {
 }
 
 TEST(ProtocolCodec, AnUnknownTypeIsRefused) {
-  for (const uint16_t type : std::vector<uint16_t>{0, 7, 65535}) {
+  for (const uint16_t type : std::vector<uint16_t>{0, 8, 65535}) {
     Bytes bytes = Encode({0, Heartbeat{1, 2}});
     PutU16(bytes, 6, type);
     EXPECT_TRUE(RefusedNaming(bytes, "type")) << type;
@@ -228,9 +297,11 @@ TEST(ProtocolCodec, EnumerationsOutsideTheirRangeAreRefused) {
 }
 
 TEST(ProtocolCodec, UndefinedFlagsAreRefused) {
-  Bytes bytes = Encode({1, ValidSubscribe()});
-  PutU32(bytes, kFrameHeaderSize + 4, 0x80000001);
-  EXPECT_TRUE(RefusedNaming(bytes, "flags"));
+  for (const uint32_t flags : {0x80000001u, 4u}) {
+    Bytes bytes = Encode({1, ValidSubscribe()});
+    PutU32(bytes, kFrameHeaderSize + 4, flags);
+    EXPECT_TRUE(RefusedNaming(bytes, "flags")) << flags;
+  }
 }
 
 TEST(ProtocolCodec, ACountBeyondTheFrameIsRefusedBeforeAnythingIsAllocated) {
@@ -330,13 +401,18 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
       {Frame{1, Subscribed{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, "/dev/shm"}, 1},
        "segment_dir"},
       {Frame{0, Heartbeat{1, 2}, 0}, "version"},
-      {Frame{0, Heartbeat{1, 2}, 3}, "version"},
+      {Frame{0, Heartbeat{1, 2}, 4}, "version"},
       {{1, Release{0, 1}}, "subscription_id"},
       {{0, Heartbeat{1, 0}}, "timeout_ns"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 0, 1, ""}}, "min_version"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 2, 1, ""}}, "max_version"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 1, 1, std::string(65536, 'x')}}, "message"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 1, 1, "\xC0\xAF"}}, "message"},
+      {{0, StreamGap{0, 1, 1, 0, "j", "s"}}, "subscription_id"},
+      {{0, StreamGap{1, 2, 1, 0, "j", "s"}}, "missing_to"},
+      {{0, StreamGap{1, 1, 1, 0, "", "s"}}, "job"},
+      {{0, StreamGap{1, 1, 1, 0, "j", std::string(129, 's')}}, "stream"},
+      {{0, StreamGap{1, 1, 1, 0, "j", "a stream"}}, "stream"},
   };
   for (const auto& [frame, field] : cases) {
     EXPECT_TRUE(NamesField(EncodeFrame(frame).status(), field));

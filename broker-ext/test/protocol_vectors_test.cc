@@ -57,11 +57,15 @@ TEST(ProtocolVectors, TheManifestCoversEveryMessageAndTheMalformedCases) {
     if (e.values.at("result") == "ok") types[e.values.at("version")].insert(e.values.at("type"));
     if (e.values.at("result") == "error") fields.insert(e.values.at("field"));
   }
-  const std::set<std::string> every = {"SUBSCRIBE", "SUBSCRIBED", "RELEASE",
-                                       "HEARTBEAT", "ERROR",      "CLOSE"};
-  EXPECT_EQ(types, (std::map<std::string, std::set<std::string>>{{"1", every}, {"2", every}}));
-  for (const char* field : {"frame_length", "version", "type", "topic", "mode", "message",
-                            "partitions[1].start", "partition_count", "segment_dir"}) {
+  const std::set<std::string> before_v3 = {"SUBSCRIBE", "SUBSCRIBED", "RELEASE",
+                                           "HEARTBEAT", "ERROR",      "CLOSE"};
+  std::set<std::string> every = before_v3;
+  every.insert("STREAM_GAP");
+  EXPECT_EQ(types, (std::map<std::string, std::set<std::string>>{
+                       {"1", before_v3}, {"2", before_v3}, {"3", every}}));
+  for (const char* field :
+       {"frame_length", "version", "type", "topic", "mode", "message", "partitions[1].start",
+        "partition_count", "segment_dir", "flags", "missing_to", "stream"}) {
     EXPECT_TRUE(fields.contains(field)) << field;
   }
 }

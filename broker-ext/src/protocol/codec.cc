@@ -12,6 +12,7 @@ namespace sluice::brokerd::protocol {
 namespace {
 
 constexpr uint32_t kLocalLeadersFlag = 1;
+constexpr uint32_t kReadUncommittedFlag = 2;  // version 3 on
 constexpr size_t kPartitionStartSize = 16;
 // A stream start: next_seq, then job and stream of at least one byte each.
 constexpr size_t kMinStreamStartSize = 8 + 3 + 3;
@@ -84,17 +85,31 @@ Result<PartitionStart> DecodePartitionStart(WireReader& in, size_t index) {
   return entry;
 }
 
-Result<Subscribe> DecodeSubscribe(WireReader& in) {
+Status CheckSubscribeFlags(uint32_t flags, uint16_t version) {
+  if (version < kIsolationAndGapVersion) {
+    if ((flags & ~kLocalLeadersFlag) == 0) return Status::OK();
+    return FieldError("flags", flags,
+                      "only bit 0 (LOCAL_LEADERS) is defined in version " +
+                          std::to_string(version) + "; bit 1 (READ_UNCOMMITTED) is version 3 on");
+  }
+  if ((flags & ~(kLocalLeadersFlag | kReadUncommittedFlag)) == 0) return Status::OK();
+  return FieldError("flags", flags,
+                    "only bits 0 (LOCAL_LEADERS) and 1 (READ_UNCOMMITTED) are defined");
+}
+
+// slot_count and slot_size have bounds of the format (the segment's), so a frame outside them is
+// malformed: BAD_FRAME. What the daemon is configured to serve within them is its own business,
+// answered BAD_REQUEST (docs/formats.md, "ERROR").
+Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
   Subscribe m;
   SLUICE_ASSIGN_OR_RETURN(m.slot_count, in.U32("slot_count"));
   if (m.slot_count < 1 || m.slot_count > layout::kMaxSlots) {
     return FieldError("slot_count", m.slot_count, "expected 1 to 65536");
   }
   SLUICE_ASSIGN_OR_RETURN(const uint32_t flags, in.U32("flags"));
-  if ((flags & ~kLocalLeadersFlag) != 0) {
-    return FieldError("flags", flags, "only bit 0 (LOCAL_LEADERS) is defined");
-  }
+  SLUICE_RETURN_NOT_OK(CheckSubscribeFlags(flags, version));
   m.local_leaders = (flags & kLocalLeadersFlag) != 0;
+  m.read_uncommitted = (flags & kReadUncommittedFlag) != 0;
   SLUICE_ASSIGN_OR_RETURN(m.slot_size, in.U64("slot_size"));
   if (m.slot_size < layout::kMinSlotSize || m.slot_size > kMaxSlotSize ||
       m.slot_size % kSlotAlignment != 0) {
@@ -155,7 +170,8 @@ Result<Subscribe> DecodeSubscribe(WireReader& in) {
 
 Status EncodeBody(const Subscribe& m, WireWriter& out) {
   out.U32(m.slot_count);
-  out.U32(m.local_leaders ? kLocalLeadersFlag : 0);
+  out.U32((m.local_leaders ? kLocalLeadersFlag : 0) |
+          (m.read_uncommitted ? kReadUncommittedFlag : 0));
   out.U64(m.slot_size);
   out.U64(m.reorder_window_bytes);
   out.U16(static_cast<uint16_t>(m.mode));
@@ -312,6 +328,32 @@ Status EncodeBody(const Close& m, WireWriter& out) {
   return Status::OK();
 }
 
+Result<StreamGap> DecodeStreamGap(WireReader& in) {
+  StreamGap m;
+  SLUICE_ASSIGN_OR_RETURN(m.subscription_id, ReadSubscriptionId(in));
+  SLUICE_ASSIGN_OR_RETURN(m.missing_from, in.U64("missing_from"));
+  SLUICE_ASSIGN_OR_RETURN(m.missing_to, in.U64("missing_to"));
+  if (m.missing_to < m.missing_from) {
+    return FieldError("missing_to", m.missing_to,
+                      "must be >= missing_from " + std::to_string(m.missing_from));
+  }
+  SLUICE_ASSIGN_OR_RETURN(m.waited_ns, in.U64("waited_ns"));
+  SLUICE_ASSIGN_OR_RETURN(m.job, in.Str16("job"));
+  SLUICE_RETURN_NOT_OK(CheckName("job", m.job, 1, kMaxJobFilterLength));
+  SLUICE_ASSIGN_OR_RETURN(m.stream, in.Str16("stream"));
+  SLUICE_RETURN_NOT_OK(CheckName("stream", m.stream, 1, kMaxJobFilterLength));
+  return m;
+}
+
+Status EncodeBody(const StreamGap& m, WireWriter& out) {
+  out.U64(m.subscription_id);
+  out.U64(m.missing_from);
+  out.U64(m.missing_to);
+  out.U64(m.waited_ns);
+  SLUICE_RETURN_NOT_OK(out.Str16("job", m.job));
+  return out.Str16("stream", m.stream);
+}
+
 // Wraps a body decoder's result into the frame's Message.
 template <typename T>
 Result<Message> AsMessage(Result<T> body) {
@@ -322,7 +364,7 @@ Result<Message> AsMessage(Result<T> body) {
 Result<Message> DecodeBody(MessageType type, uint16_t version, WireReader& in) {
   switch (type) {
     case MessageType::kSubscribe:
-      return AsMessage(DecodeSubscribe(in));
+      return AsMessage(DecodeSubscribe(in, version));
     case MessageType::kSubscribed:
       return AsMessage(DecodeSubscribed(in, version));
     case MessageType::kRelease:
@@ -333,6 +375,8 @@ Result<Message> DecodeBody(MessageType type, uint16_t version, WireReader& in) {
       return AsMessage(DecodeError(in));
     case MessageType::kClose:
       return AsMessage(DecodeClose(in));
+    case MessageType::kStreamGap:
+      return AsMessage(DecodeStreamGap(in));
   }
   return FieldError("type", static_cast<uint16_t>(type), "not a message type");
 }
@@ -344,8 +388,19 @@ Status CheckVersion(uint16_t version) {
                         std::to_string(kMaxVersion));
 }
 
-// The frame header's checks, in the order DecodeFrame applies them; RefusalCode follows the
-// same order so that the code and the decoder's message agree.
+// A type is a message of the versions that define it: STREAM_GAP is version 3 on.
+Result<MessageType> ReadType(WireReader& in, uint16_t version) {
+  SLUICE_ASSIGN_OR_RETURN(const MessageType type, ReadEnum(in, "type", MessageType::kStreamGap));
+  if (type == MessageType::kStreamGap && version < kIsolationAndGapVersion) {
+    return FieldError("type", static_cast<uint16_t>(type),
+                      "expected 1 (SUBSCRIBE) to 6 (CLOSE) in version " + std::to_string(version) +
+                          "; 7 (STREAM_GAP) is version 3 on");
+  }
+  return type;
+}
+
+// The frame length's checks, the first DecodeHeader applies; RefusalCode follows the same order
+// so that the code and the decoder's message agree.
 Status CheckWholeFrame(std::span<const uint8_t> bytes) {
   if (bytes.size() < 4) {
     return FieldError(
@@ -373,20 +428,28 @@ Status CheckFrameLength(uint32_t frame_length) {
   return FieldError("frame_length", frame_length, "expected 12 to 1048576");
 }
 
-Result<Frame> DecodeFrame(std::span<const uint8_t> bytes) {
+Result<FrameHeader> DecodeHeader(std::span<const uint8_t> bytes) {
   SLUICE_RETURN_NOT_OK(CheckWholeFrame(bytes));
   WireReader in(bytes.subspan(4));
-  SLUICE_ASSIGN_OR_RETURN(const uint16_t version, in.U16("version"));
-  SLUICE_RETURN_NOT_OK(CheckVersion(version));
-  SLUICE_ASSIGN_OR_RETURN(const MessageType type, ReadEnum(in, "type", MessageType::kClose));
+  FrameHeader header;
+  SLUICE_ASSIGN_OR_RETURN(header.version, in.U16("version"));
+  SLUICE_RETURN_NOT_OK(CheckVersion(header.version));
+  SLUICE_ASSIGN_OR_RETURN(header.type, ReadType(in, header.version));
+  SLUICE_ASSIGN_OR_RETURN(header.request_id, in.U64("request_id"));
+  return header;
+}
+
+Result<Frame> DecodeFrame(std::span<const uint8_t> bytes) {
+  SLUICE_ASSIGN_OR_RETURN(const FrameHeader header, DecodeHeader(bytes));
+  WireReader in(bytes.subspan(kFrameHeaderSize));
   Frame frame;
-  frame.version = version;
-  SLUICE_ASSIGN_OR_RETURN(frame.request_id, in.U64("request_id"));
-  SLUICE_ASSIGN_OR_RETURN(frame.message, DecodeBody(type, version, in));
+  frame.version = header.version;
+  frame.request_id = header.request_id;
+  SLUICE_ASSIGN_OR_RETURN(frame.message, DecodeBody(header.type, header.version, in));
   if (in.remaining() != 0) {
     return FieldError("frame_length", bytes.size() - 4,
                       std::to_string(in.remaining()) + " bytes after the end of the " +
-                          std::string(NameOf(type)) + " body");
+                          std::string(NameOf(header.type)) + " body");
   }
   return frame;
 }
@@ -394,8 +457,9 @@ Result<Frame> DecodeFrame(std::span<const uint8_t> bytes) {
 ErrorCode RefusalCode(std::span<const uint8_t> bytes) {
   if (!CheckWholeFrame(bytes).ok()) return ErrorCode::kBadFrame;
   WireReader in(bytes.subspan(4));
-  if (!CheckVersion(*in.U16("version")).ok()) return ErrorCode::kUnsupportedVersion;
-  if (!ReadEnum(in, "type", MessageType::kClose).ok()) return ErrorCode::kUnknownType;
+  const uint16_t version = *in.U16("version");
+  if (!CheckVersion(version).ok()) return ErrorCode::kUnsupportedVersion;
+  if (!ReadType(in, version).ok()) return ErrorCode::kUnknownType;
   return ErrorCode::kBadFrame;
 }
 

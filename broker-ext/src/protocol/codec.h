@@ -14,6 +14,18 @@ namespace sluice::brokerd::protocol {
 // would refuse, so nothing leaves that the peer cannot read.
 Result<std::vector<uint8_t>> EncodeFrame(const Frame& frame);
 
+// What every frame starts with, in every version.
+struct FrameHeader {
+  uint16_t version = 0;
+  MessageType type = MessageType::kHeartbeat;
+  uint64_t request_id = 0;
+};
+
+// The header of exactly one whole frame, length prefix included, checked as DecodeFrame checks
+// it (frame_length, version, a type of that version), its body unread: the daemon answers a frame
+// whose body it refuses, or whose type a reader may not send, with the frame's own request_id.
+Result<FrameHeader> DecodeHeader(std::span<const uint8_t> bytes);
+
 // Exactly one whole frame, length prefix included. Every check of the spec is applied; the
 // first that fails gives an InvalidArgument whose message starts with the field's name:
 // "partitions[1].start = 7: expected 1 EARLIEST, 2 LATEST or 3 OFFSET".

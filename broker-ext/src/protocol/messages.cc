@@ -7,6 +7,21 @@ MessageType TypeOf(const Message& message) {
   return static_cast<MessageType>(message.index() + 1);
 }
 
+bool SentByReader(MessageType type) {
+  switch (type) {
+    case MessageType::kSubscribe:
+    case MessageType::kRelease:
+    case MessageType::kHeartbeat:
+    case MessageType::kClose:
+      return true;
+    case MessageType::kSubscribed:
+    case MessageType::kError:
+    case MessageType::kStreamGap:
+      return false;
+  }
+  return false;
+}
+
 std::string_view NameOf(MessageType type) {
   switch (type) {
     case MessageType::kSubscribe:
@@ -21,6 +36,8 @@ std::string_view NameOf(MessageType type) {
       return "ERROR";
     case MessageType::kClose:
       return "CLOSE";
+    case MessageType::kStreamGap:
+      return "STREAM_GAP";
   }
   return "?";
 }

@@ -13,10 +13,12 @@
 namespace sluice::brokerd::protocol {
 
 // The versions this side speaks (docs/formats.md, "Versions"). Version 2 adds SUBSCRIBED's
-// segment_dir, so that only the daemon is configured with its segment folder.
+// segment_dir, so that only the daemon is configured with its segment folder; version 3 the
+// subscription's own isolation level (SUBSCRIBE's READ_UNCOMMITTED) and STREAM_GAP.
 inline constexpr uint16_t kMinVersion = 1;
-inline constexpr uint16_t kMaxVersion = 2;
+inline constexpr uint16_t kMaxVersion = 3;
 inline constexpr uint16_t kSegmentDirVersion = 2;
+inline constexpr uint16_t kIsolationAndGapVersion = 3;
 // The frame header: frame_length, version, type, request_id.
 inline constexpr size_t kFrameHeaderSize = 16;
 // frame_length counts the bytes after itself: at least the rest of the header, at most 1 MiB.
@@ -30,6 +32,7 @@ enum class MessageType : uint16_t {
   kHeartbeat = 4,
   kError = 5,
   kClose = 6,
+  kStreamGap = 7,
 };
 
 enum class Mode : uint16_t { kRecords = 1, kChunkStreams = 2 };
@@ -69,7 +72,8 @@ struct StreamStart {
 
 struct Subscribe {
   uint32_t slot_count = 0;
-  bool local_leaders = false;  // flags bit 0
+  bool local_leaders = false;     // flags bit 0
+  bool read_uncommitted = false;  // flags bit 1, version 3 on
   uint64_t slot_size = 0;
   uint64_t reorder_window_bytes = 0;
   Mode mode = Mode::kRecords;
@@ -129,7 +133,22 @@ struct Close {
   bool operator==(const Close&) const = default;
 };
 
-using Message = std::variant<Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close>;
+// A hole in a CHUNK_STREAMS stream that outlived sluice.gap.timeout.ms: seqs missing_from to
+// missing_to (inclusive) have not come, and the stream waits for them.
+struct StreamGap {
+  uint64_t subscription_id = 0;
+  uint64_t missing_from = 0;
+  uint64_t missing_to = 0;
+  uint64_t waited_ns = 0;  // how long the earliest held chunk has waited
+  std::string job;
+  std::string stream;
+
+  bool operator==(const StreamGap&) const = default;
+};
+
+// In type-number order: TypeOf relies on it.
+using Message =
+    std::variant<Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close, StreamGap>;
 
 struct Frame {
   uint64_t request_id = 0;
@@ -140,6 +159,9 @@ struct Frame {
 };
 
 MessageType TypeOf(const Message& message);
+
+// Whether a reader may send the type; the daemon answers any other with UNEXPECTED_MESSAGE.
+bool SentByReader(MessageType type);
 
 // The names docs/formats.md uses: "SUBSCRIBE", "CHUNK_STREAMS", "RECORD_TOO_LARGE"...; an
 // undefined value gives "?".

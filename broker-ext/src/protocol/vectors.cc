@@ -21,6 +21,9 @@ constexpr size_t kSubscribePartitionsAt = kBody + 32;
 constexpr size_t kSubscribeTail = 2 + 2 + 4;
 constexpr size_t kPartitionStartEntrySize = 16;
 constexpr size_t kSubscribedPartitionCountAt = kBody + 12;
+constexpr size_t kStreamGapMissingToAt = kBody + 16;
+// STREAM_GAP's last field: "cyan" in GapInCyan.
+constexpr size_t kStreamGapStreamLength = 4;
 // The bytes of SubscribedWithFolder's segment_dir, "/dev/shm", the last field of its frame.
 constexpr size_t kSegmentDirLength = 8;
 
@@ -47,6 +50,7 @@ std::string Join(const std::vector<T>& items, Format format) {
 void DescribeBody(const Subscribe& m, Fields& out) {
   out.emplace_back("slot_count", std::to_string(m.slot_count));
   out.emplace_back("local_leaders", m.local_leaders ? "true" : "false");
+  out.emplace_back("read_uncommitted", m.read_uncommitted ? "true" : "false");
   out.emplace_back("slot_size", std::to_string(m.slot_size));
   out.emplace_back("reorder_window_bytes", std::to_string(m.reorder_window_bytes));
   out.emplace_back("mode", NameOf(m.mode));
@@ -94,6 +98,15 @@ void DescribeBody(const ErrorMessage& m, Fields& out) {
 
 void DescribeBody(const Close& m, Fields& out) {
   out.emplace_back("subscription_id", std::to_string(m.subscription_id));
+}
+
+void DescribeBody(const StreamGap& m, Fields& out) {
+  out.emplace_back("subscription_id", std::to_string(m.subscription_id));
+  out.emplace_back("missing_from", std::to_string(m.missing_from));
+  out.emplace_back("missing_to", std::to_string(m.missing_to));
+  out.emplace_back("waited_ns", std::to_string(m.waited_ns));
+  out.emplace_back("job", m.job);
+  out.emplace_back("stream", m.stream);
 }
 
 // An Arrow Schema message is opaque to the codec, so the vectors carry stand-in bytes that
@@ -146,8 +159,18 @@ Subscribed SubscribedWithFolder() {
           "/dev/shm"};
 }
 
+// A version-3 reader of a transactional producer's topic that sees open transactions too.
+Subscribe SubscribeReadUncommitted() {
+  Subscribe m = SubscribeToLocalLeaders();
+  m.read_uncommitted = true;
+  return m;
+}
+
+StreamGap GapInCyan() { return {7, 12, 14, 5000000000, "packaging-0001", "cyan"}; }
+
 constexpr uint16_t kV1 = 1;
 constexpr uint16_t kV2 = 2;
+constexpr uint16_t kV3 = 3;
 
 // Good frames: every message type in both versions, and the edges of the unsigned fields.
 std::vector<std::pair<std::string, Frame>> GoodFrames() {
@@ -201,6 +224,21 @@ std::vector<std::pair<std::string, Frame>> GoodFrames() {
        {9, ErrorMessage{0, ErrorCode::kUnsupportedVersion, 1, 2, "version 3 is not spoken here"},
         kV1}},
       {"v2-close.bin", {4, Close{7}, kV2}},
+      {"v3-subscribe-partitions.bin", {1, SubscribeToPartitions(), kV3}},
+      {"v3-subscribe-read-uncommitted.bin", {2, SubscribeReadUncommitted(), kV3}},
+      {"v3-subscribed.bin", {1, SubscribedWithFolder(), kV3}},
+      {"v3-release.bin", {3, Release{7, 41}, kV3}},
+      {"v3-heartbeat.bin", {0, Heartbeat{123456789012345, 5000000000}, kV3}},
+      {"v3-error.bin",
+       {2,
+        ErrorMessage{0, ErrorCode::kUnexpectedMessage, 1, 3,
+                     "type = STREAM_GAP: only the daemon sends it"},
+        kV3}},
+      {"v3-close.bin", {4, Close{kAllSubscriptions}, kV3}},
+      {"v3-stream-gap.bin", {0, GapInCyan(), kV3}},
+      // A one-seq hole, and the largest values.
+      {"v3-stream-gap-edges.bin",
+       {0, StreamGap{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, "j", "s"}, kV3}},
   };
 }
 
@@ -235,6 +273,12 @@ Result<std::vector<Broken>> BrokenFrames() {
                           EncodeFrame({3, Release{7, 41}, kV1}));
   SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> heartbeat,
                           EncodeFrame({0, Heartbeat{1, 5000000000}, kV1}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> subscribe_v2,
+                          EncodeFrame({1, SubscribeToPartitions(), kV2}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> subscribe_v3,
+                          EncodeFrame({1, SubscribeToPartitions(), kV3}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream_gap,
+                          EncodeFrame({0, GapInCyan(), kV3}));
   SLUICE_ASSIGN_OR_RETURN(
       const std::vector<uint8_t> error,
       EncodeFrame({2, ErrorMessage{0, ErrorCode::kInternal, 1, 1, "bad: XX"}, kV1}));
@@ -253,7 +297,8 @@ Result<std::vector<Broken>> BrokenFrames() {
   add("length-too-small.bin", "frame_length", heartbeat, [](auto& b) { PutU32(b, 0, 8); });
   add("length-too-large.bin", "frame_length", heartbeat,
       [](auto& b) { PutU32(b, 0, kMaxFrameLength + 1); });
-  add("bad-version.bin", "version", heartbeat, [](auto& b) { PutU16(b, kVersionAt, 3); });
+  add("bad-version.bin", "version", heartbeat,
+      [](auto& b) { PutU16(b, kVersionAt, static_cast<uint16_t>(kMaxVersion + 1)); });
   add("version-zero.bin", "version", heartbeat, [](auto& b) { PutU16(b, kVersionAt, 0); });
   add("unknown-type.bin", "type", heartbeat, [](auto& b) { PutU16(b, kTypeAt, 7); });
   add("trailing-bytes.bin", "frame_length", release, [](auto& b) {
@@ -265,7 +310,24 @@ Result<std::vector<Broken>> BrokenFrames() {
   add("string-beyond-frame.bin", "topic", subscribe,
       [](auto& b) { PutU16(b, b.size() - kSubscribeTail - 6 - 2, 200); });
   add("bad-mode.bin", "mode", subscribe, [](auto& b) { PutU16(b, kSubscribeModeAt, 3); });
+  // Bit 1 (READ_UNCOMMITTED) is reserved before version 3.
   add("undefined-flag.bin", "flags", subscribe, [](auto& b) { PutU32(b, kSubscribeFlagsAt, 2); });
+  add("v2-subscribe-read-uncommitted.bin", "flags", subscribe_v2,
+      [](auto& b) { PutU32(b, kSubscribeFlagsAt, 2); });
+  add("v3-undefined-flag.bin", "flags", subscribe_v3,
+      [](auto& b) { PutU32(b, kSubscribeFlagsAt, 4); });
+  // STREAM_GAP is not a message of version 2: its type is unknown there.
+  add("v2-stream-gap.bin", "type", stream_gap, [](auto& b) { PutU16(b, kVersionAt, kV2); });
+  add("v3-stream-gap-backwards.bin", "missing_to", stream_gap,
+      [](auto& b) { b[kStreamGapMissingToAt] = 11; });
+  add("v3-stream-gap-subscription-id-zero.bin", "subscription_id", stream_gap,
+      [](auto& b) { std::fill(b.begin() + kBody, b.begin() + kBody + 8, 0); });
+  add("v3-stream-gap-bad-stream.bin", "stream", stream_gap,
+      [](auto& b) { b[b.size() - kStreamGapStreamLength] = '/'; });
+  add("v3-stream-gap-short.bin", "stream", stream_gap, [](auto& b) {
+    b.resize(b.size() - kStreamGapStreamLength);
+    FixLength(b);
+  });
   add("bad-partition-start.bin", "partitions[1].start", subscribe,
       [](auto& b) { PutU16(b, kSubscribePartitionsAt + kPartitionStartEntrySize + 4, 7); });
   add("partition-count-beyond-frame.bin", "partition_count", subscribed,

@@ -20,13 +20,19 @@ import java.util.function.ToIntFunction;
 @PublicEvolving
 public final class ControlCodec {
     /** The newest version this side speaks, which it sends (spec "Versions"). */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** The oldest version this side speaks. */
     public static final int MIN_VERSION = 1;
 
     /** Version 2 adds SUBSCRIBED's {@code segment_dir}: only the daemon knows its folder. */
     public static final int SEGMENT_DIR_VERSION = 2;
+
+    /**
+     * Version 3 adds SUBSCRIBE's {@code READ_UNCOMMITTED} flag (the subscription's own isolation
+     * level) and STREAM_GAP.
+     */
+    public static final int ISOLATION_AND_GAP_VERSION = 3;
 
     /** The frame header: frame_length, version, type, request_id. */
     public static final int FRAME_HEADER_SIZE = 16;
@@ -37,6 +43,7 @@ public final class ControlCodec {
     public static final long MAX_FRAME_LENGTH = 1 << 20;
 
     private static final int LOCAL_LEADERS_FLAG = 1;
+    private static final int READ_UNCOMMITTED_FLAG = 2; // version 3 on
     private static final int PARTITION_START_SIZE = 16;
     // A stream start: next_seq, then job and stream of at least one byte each.
     private static final int MIN_STREAM_START_SIZE = 8 + 3 + 3;
@@ -87,6 +94,15 @@ public final class ControlCodec {
                 out.str16("message", m.message());
             }
             case CLOSE -> out.u64(((Close) message).subscriptionId());
+            case STREAM_GAP -> {
+                StreamGap m = (StreamGap) message;
+                out.u64(m.subscriptionId());
+                out.u64(m.missingFrom());
+                out.u64(m.missingTo());
+                out.u64(m.waitedNanos());
+                out.str16("job", m.job());
+                out.str16("stream", m.stream());
+            }
         }
         long length = out.size() - 4L;
         checkFrameLength(length);
@@ -121,17 +137,18 @@ public final class ControlCodec {
         WireReader in = new WireReader(bytes.position(4));
         int version = in.u16("version");
         checkVersion(version);
-        MessageType type = readEnum(in, "type", MessageType.values(), MessageType::code);
+        MessageType type = readType(in, version);
         long requestId = in.u64("request_id");
         ControlMessage message =
                 switch (type) {
-                    case SUBSCRIBE -> decodeSubscribe(in);
+                    case SUBSCRIBE -> decodeSubscribe(in, version);
                     case SUBSCRIBED -> decodeSubscribed(in, version);
                     case RELEASE ->
                             new Release(readSubscriptionId(in), in.u64("processed_through"));
                     case HEARTBEAT -> decodeHeartbeat(in);
                     case ERROR -> decodeError(in);
                     case CLOSE -> new Close(in.u64("subscription_id"));
+                    case STREAM_GAP -> decodeStreamGap(in);
                 };
         if (in.remaining() != 0) {
             throw new ProtocolException(
@@ -151,6 +168,20 @@ public final class ControlCodec {
         }
     }
 
+    /** A type is a message of the versions that define it: STREAM_GAP is version 3 on. */
+    private static MessageType readType(WireReader in, int version) throws ProtocolException {
+        MessageType type = readEnum(in, "type", MessageType.values(), MessageType::code);
+        if (type == MessageType.STREAM_GAP && version < ISOLATION_AND_GAP_VERSION) {
+            throw new ProtocolException(
+                    "type",
+                    type.code(),
+                    "expected 1 (SUBSCRIBE) to 6 (CLOSE) in version "
+                            + version
+                            + "; 7 (STREAM_GAP) is version 3 on");
+        }
+        return type;
+    }
+
     /** Whether a declared frame_length is within the spec's bounds. */
     static void checkFrameLength(long frameLength) throws ProtocolException {
         if (frameLength < MIN_FRAME_LENGTH || frameLength > MAX_FRAME_LENGTH) {
@@ -160,7 +191,9 @@ public final class ControlCodec {
 
     private static void encodeBody(Subscribe m, WireWriter out) throws ProtocolException {
         out.u32("slot_count", m.slotCount());
-        out.i32(m.localLeaders() ? LOCAL_LEADERS_FLAG : 0);
+        out.i32(
+                (m.localLeaders() ? LOCAL_LEADERS_FLAG : 0)
+                        | (m.readUncommitted() ? READ_UNCOMMITTED_FLAG : 0));
         out.u64(m.slotSize());
         out.u64(m.reorderWindowBytes());
         out.u16("mode", m.mode().code());
@@ -205,16 +238,38 @@ public final class ControlCodec {
         }
     }
 
-    private static Subscribe decodeSubscribe(WireReader in) throws ProtocolException {
+    private static void checkSubscribeFlags(long flags, int version) throws ProtocolException {
+        if (version < ISOLATION_AND_GAP_VERSION) {
+            if ((flags & ~LOCAL_LEADERS_FLAG) != 0) {
+                throw new ProtocolException(
+                        "flags",
+                        flags,
+                        "only bit 0 (LOCAL_LEADERS) is defined in version "
+                                + version
+                                + "; bit 1 (READ_UNCOMMITTED) is version 3 on");
+            }
+        } else if ((flags & ~(LOCAL_LEADERS_FLAG | READ_UNCOMMITTED_FLAG)) != 0) {
+            throw new ProtocolException(
+                    "flags",
+                    flags,
+                    "only bits 0 (LOCAL_LEADERS) and 1 (READ_UNCOMMITTED) are defined");
+        }
+    }
+
+    /**
+     * slot_count and slot_size have bounds of the format (the segment's), so a frame outside them
+     * is malformed (BAD_FRAME); what the daemon is configured to serve within them is answered
+     * BAD_REQUEST (spec "ERROR").
+     */
+    private static Subscribe decodeSubscribe(WireReader in, int version) throws ProtocolException {
         long slotCount = in.u32("slot_count");
         if (slotCount < 1 || slotCount > MAX_SLOTS) {
             throw new ProtocolException("slot_count", slotCount, "expected 1 to 65536");
         }
         long flags = in.u32("flags");
-        if ((flags & ~LOCAL_LEADERS_FLAG) != 0) {
-            throw new ProtocolException("flags", flags, "only bit 0 (LOCAL_LEADERS) is defined");
-        }
+        checkSubscribeFlags(flags, version);
         boolean localLeaders = (flags & LOCAL_LEADERS_FLAG) != 0;
+        boolean readUncommitted = (flags & READ_UNCOMMITTED_FLAG) != 0;
         long slotSize = in.u64("slot_size");
         if (Long.compareUnsigned(slotSize, MIN_SLOT_SIZE) < 0
                 || Long.compareUnsigned(slotSize, MAX_SLOT_SIZE) > 0
@@ -290,6 +345,7 @@ public final class ControlCodec {
         return new Subscribe(
                 (int) slotCount,
                 localLeaders,
+                readUncommitted,
                 slotSize,
                 reorderWindowBytes,
                 mode,
@@ -382,6 +438,24 @@ public final class ControlCodec {
             throw new ProtocolException(
                     "segment_dir", WireReader.quote(dir), "a path has no NUL byte");
         }
+    }
+
+    private static StreamGap decodeStreamGap(WireReader in) throws ProtocolException {
+        long subscriptionId = readSubscriptionId(in);
+        long missingFrom = in.u64("missing_from");
+        long missingTo = in.u64("missing_to");
+        if (Long.compareUnsigned(missingTo, missingFrom) < 0) {
+            throw new ProtocolException(
+                    "missing_to",
+                    Long.toUnsignedString(missingTo),
+                    "must be >= missing_from " + Long.toUnsignedString(missingFrom));
+        }
+        long waitedNanos = in.u64("waited_ns");
+        String job = in.str16("job");
+        checkName("job", job, 1, MAX_JOB_FILTER_LENGTH);
+        String stream = in.str16("stream");
+        checkName("stream", stream, 1, MAX_JOB_FILTER_LENGTH);
+        return new StreamGap(subscriptionId, missingFrom, missingTo, waitedNanos, job, stream);
     }
 
     private static Heartbeat decodeHeartbeat(WireReader in) throws ProtocolException {

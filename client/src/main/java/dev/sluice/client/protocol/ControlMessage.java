@@ -2,9 +2,9 @@ package dev.sluice.client.protocol;
 
 import dev.sluice.client.annotation.PublicEvolving;
 
-/** The body of a control frame: one of the protocol's six messages. */
+/** The body of a control frame: one of the protocol's seven messages. */
 @PublicEvolving
 public sealed interface ControlMessage
-        permits Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close {
+        permits Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close, StreamGap {
     MessageType type();
 }

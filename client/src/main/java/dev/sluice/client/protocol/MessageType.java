@@ -10,7 +10,9 @@ public enum MessageType {
     RELEASE(3),
     HEARTBEAT(4),
     ERROR(5),
-    CLOSE(6);
+    CLOSE(6),
+    /** Version 3 on. */
+    STREAM_GAP(7);
 
     private final int code;
 

@@ -7,15 +7,18 @@ import java.util.Objects;
 /**
  * SUBSCRIBE: the reader asks for a topic's records or chunk streams in a segment of {@code
  * slotCount} slots of {@code slotSize} bytes. {@code localLeaders} lets the daemon pick the
- * partitions led by its broker, {@code partitions} then only naming starts; an empty {@code
- * groupId} means no consumer group, an empty {@code jobFilter} every job, a {@code
- * reorderWindowBytes} of 0 the daemon's default; {@code streams} (CHUNK_STREAMS only) resume
- * streams past the chunks the reader has.
+ * partitions led by its broker, {@code partitions} then only naming starts; {@code readUncommitted}
+ * (version 3 on) reads the records of open and aborted transactions too, where clear only committed
+ * ones (in versions 1 and 2 the daemon's {@code isolation.level} decides); an empty {@code groupId}
+ * means no consumer group, an empty {@code jobFilter} every job, a {@code reorderWindowBytes} of 0
+ * the daemon's default; {@code streams} (CHUNK_STREAMS only) resume streams past the chunks the
+ * reader has.
  */
 @PublicEvolving
 public record Subscribe(
         int slotCount,
         boolean localLeaders,
+        boolean readUncommitted,
         long slotSize,
         long reorderWindowBytes,
         Mode mode,
@@ -34,6 +37,34 @@ public record Subscribe(
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(jobFilter, "jobFilter");
         streams = List.copyOf(streams);
+    }
+
+    /** A SUBSCRIBE that reads committed records only, as every version-1 and -2 one. */
+    public Subscribe(
+            int slotCount,
+            boolean localLeaders,
+            long slotSize,
+            long reorderWindowBytes,
+            Mode mode,
+            StartPosition defaultStart,
+            List<PartitionStart> partitions,
+            String topic,
+            String groupId,
+            String jobFilter,
+            List<StreamStart> streams) {
+        this(
+                slotCount,
+                localLeaders,
+                false,
+                slotSize,
+                reorderWindowBytes,
+                mode,
+                defaultStart,
+                partitions,
+                topic,
+                groupId,
+                jobFilter,
+                streams);
     }
 
     @Override

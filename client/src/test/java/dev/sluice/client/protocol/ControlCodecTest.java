@@ -73,7 +73,12 @@ class ControlCodecTest {
                 new Frame(
                         14,
                         new ErrorMessage(3, ErrorCode.BAD_REQUEST, 1, 2, "slot_size too large")),
-                new Frame(15, new Close(3)));
+                new Frame(15, new Close(3)),
+                new Frame(0, validStreamGap()));
+    }
+
+    static StreamGap validStreamGap() {
+        return new StreamGap(3, 5, 9, 2_000_000_000L, "job-1", "cyan");
     }
 
     private static ByteBuffer le(byte[] bytes) {
@@ -114,7 +119,7 @@ class ControlCodecTest {
             0,
             0,
             0, // frame_length: 12 + 16
-            2,
+            3,
             0, // version
             3,
             0, // type RELEASE
@@ -183,7 +188,8 @@ class ControlCodecTest {
 
     /**
      * Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
-     * SUBSCRIBED, are as they were (spec "Versions").
+     * SUBSCRIBED, are as they were (spec "Versions"), and so are they all in version 3 but for
+     * SUBSCRIBE's new flag and the new STREAM_GAP.
      */
     @Test
     void onlyVersionTwoOfSubscribedCarriesTheSegmentDir() throws Exception {
@@ -197,14 +203,69 @@ class ControlCodecTest {
         assertThat(((Subscribed) ControlCodec.decode(two).message()).segmentDir())
                 .isEqualTo("/dev/shm");
         for (Frame frame : oneOfEachMessage()) {
-            if (frame.message() instanceof Subscribed) {
+            if (frame.message() instanceof StreamGap) {
                 continue;
             }
-            byte[] old = ControlCodec.encode(new Frame(frame.requestId(), frame.message(), 1));
-            le(old).putShort(4, (short) 2);
-            assertThat(old)
-                    .as("%s: the same body in both versions", frame.message().type())
-                    .isEqualTo(ControlCodec.encode(frame));
+            for (int older = 1; older <= 2; older++) {
+                if (older == 1 && frame.message() instanceof Subscribed) {
+                    continue;
+                }
+                byte[] bytes =
+                        ControlCodec.encode(new Frame(frame.requestId(), frame.message(), older));
+                le(bytes).putShort(4, (short) 3);
+                assertThat(bytes)
+                        .as("%s: the same body in versions %d and 3", frame.message().type(), older)
+                        .isEqualTo(ControlCodec.encode(frame));
+            }
+        }
+    }
+
+    /** Version 3 adds SUBSCRIBE's flags bit 1, READ_UNCOMMITTED, reserved before (spec). */
+    @Test
+    void readUncommittedIsFlagsBitOneFromVersionThree() throws Exception {
+        Subscribe v = validSubscribe();
+        Subscribe uncommitted =
+                new Subscribe(
+                        v.slotCount(),
+                        true,
+                        true,
+                        v.slotSize(),
+                        v.reorderWindowBytes(),
+                        v.mode(),
+                        v.defaultStart(),
+                        v.partitions(),
+                        v.topic(),
+                        v.groupId(),
+                        v.jobFilter(),
+                        v.streams());
+        byte[] bytes = ControlCodec.encode(new Frame(1, uncommitted, 3));
+        assertThat(le(bytes).getInt(BODY + 4)).as("flags").isEqualTo(3);
+        assertThat(((Subscribe) ControlCodec.decode(bytes).message()).readUncommitted()).isTrue();
+        assertThat(v.readUncommitted()).as("the 11-parameter constructor").isFalse();
+        for (int version = 1; version <= 2; version++) {
+            Frame older = new Frame(1, uncommitted, version);
+            assertThatThrownBy(() -> ControlCodec.encode(older))
+                    .isInstanceOfSatisfying(
+                            ProtocolException.class, e -> assertThat(e.field()).isEqualTo("flags"));
+            le(bytes).putShort(4, (short) version);
+            assertRefused(bytes, "flags");
+        }
+    }
+
+    /** STREAM_GAP (7) is version 3 on: in an older frame its type is unknown. */
+    @Test
+    void streamGapIsAMessageOfVersionThreeOnly() throws Exception {
+        byte[] bytes = ControlCodec.encode(new Frame(0, validStreamGap(), 3));
+        ByteBuffer le = le(bytes);
+        assertThat(le.getShort(6)).as("type").isEqualTo((short) 7);
+        assertThat(le.getLong(BODY)).as("subscription_id").isEqualTo(3);
+        assertThat(le.getLong(BODY + 8)).as("missing_from").isEqualTo(5);
+        assertThat(le.getLong(BODY + 16)).as("missing_to").isEqualTo(9);
+        assertThat(le.getLong(BODY + 24)).as("waited_ns").isEqualTo(2_000_000_000L);
+        assertThat(le.getShort(BODY + 32)).as("job's length").isEqualTo((short) 5);
+        for (int version = 1; version <= 2; version++) {
+            le.putShort(4, (short) version);
+            assertRefused(bytes, "type");
         }
     }
 
@@ -221,7 +282,7 @@ class ControlCodecTest {
 
     @Test
     void anUnknownVersionIsRefused() throws Exception {
-        for (int version : new int[] {0, 3, 65535}) {
+        for (int version : new int[] {0, 4, 65535}) {
             byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
             le(bytes).putShort(4, (short) version);
             assertRefused(bytes, "version");
@@ -230,7 +291,7 @@ class ControlCodecTest {
 
     @Test
     void anUnknownTypeIsRefused() throws Exception {
-        for (int type : new int[] {0, 7, 65535}) {
+        for (int type : new int[] {0, 8, 65535}) {
             byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
             le(bytes).putShort(6, (short) type);
             assertRefused(bytes, "type");
@@ -285,9 +346,11 @@ class ControlCodecTest {
 
     @Test
     void undefinedFlagsAreRefused() throws Exception {
-        byte[] bytes = ControlCodec.encode(new Frame(1, validSubscribe()));
-        le(bytes).putInt(BODY + 4, 0x80000001);
-        assertRefused(bytes, "flags");
+        for (int flags : new int[] {0x80000001, 4}) {
+            byte[] bytes = ControlCodec.encode(new Frame(1, validSubscribe()));
+            le(bytes).putInt(BODY + 4, flags);
+            assertRefused(bytes, "flags");
+        }
     }
 
     @Test
@@ -409,7 +472,14 @@ class ControlCodecTest {
         add.accept(subscribedIn("/" + "d".repeat(4095), 2), "segment_dir");
         add.accept(subscribedIn("/dev/shm", 1), "segment_dir");
         add.accept(new Frame(0, new Heartbeat(1, 2), 0), "version");
-        add.accept(new Frame(0, new Heartbeat(1, 2), 3), "version");
+        add.accept(new Frame(0, new Heartbeat(1, 2), 4), "version");
+        add.accept(new Frame(0, validStreamGap(), 2), "type");
+        add.accept(new Frame(0, new StreamGap(0, 1, 1, 0, "j", "s")), "subscription_id");
+        add.accept(new Frame(0, new StreamGap(1, 2, 1, 0, "j", "s")), "missing_to");
+        add.accept(new Frame(0, new StreamGap(1, -1, 1, 0, "j", "s")), "missing_to");
+        add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "", "s")), "job");
+        add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "j", "s".repeat(129))), "stream");
+        add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "j", "a stream")), "stream");
         add.accept(new Frame(1, new Release(0, 1)), "subscription_id");
         add.accept(new Frame(0, new Heartbeat(1, 0)), "timeout_ns");
         add.accept(new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 0, 1, "")), "min_version");

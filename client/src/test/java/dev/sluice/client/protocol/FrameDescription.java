@@ -22,6 +22,7 @@ final class FrameDescription {
         if (message instanceof Subscribe m) {
             fields.put("slot_count", Integer.toString(m.slotCount()));
             fields.put("local_leaders", Boolean.toString(m.localLeaders()));
+            fields.put("read_uncommitted", Boolean.toString(m.readUncommitted()));
             fields.put("slot_size", Long.toUnsignedString(m.slotSize()));
             fields.put("reorder_window_bytes", Long.toUnsignedString(m.reorderWindowBytes()));
             fields.put("mode", m.mode().name());
@@ -63,6 +64,13 @@ final class FrameDescription {
             fields.put("message", m.message());
         } else if (message instanceof Close m) {
             fields.put("subscription_id", Long.toUnsignedString(m.subscriptionId()));
+        } else if (message instanceof StreamGap m) {
+            fields.put("subscription_id", Long.toUnsignedString(m.subscriptionId()));
+            fields.put("missing_from", Long.toUnsignedString(m.missingFrom()));
+            fields.put("missing_to", Long.toUnsignedString(m.missingTo()));
+            fields.put("waited_ns", Long.toUnsignedString(m.waitedNanos()));
+            fields.put("job", m.job());
+            fields.put("stream", m.stream());
         }
         return fields;
     }
