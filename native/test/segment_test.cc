@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -25,6 +24,7 @@
 #include "sluice/random_name.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
+#include "small_tmpfs.h"
 #include "test_util.h"
 
 namespace sluice {
@@ -34,6 +34,7 @@ using namespace std::chrono_literals;
 using testing::Eventually;
 using testing::PublishRecords;
 using testing::ScopedName;
+using testing::SmallTmpfs;
 using testing::SmallWriter;
 
 namespace h = layout::header;
@@ -112,48 +113,6 @@ std::vector<std::string> FilesStartingWith(const std::string& name) {
   std::sort(found.begin(), found.end());
   return found;
 }
-
-// A tmpfs of `megabytes`, mounted for one test and gone after it: a segment folder too small for
-// the segments asked of it (docs/formats.md, "File layout"). Mounting needs root (CAP_SYS_ADMIN);
-// without it `skip_reason` says so and the test skips, naming why.
-class SmallTmpfs {
- public:
-  explicit SmallTmpfs(int megabytes) {
-    char folder[] = "/tmp/sluice-small-tmpfs-XXXXXX";
-    if (mkdtemp(folder) == nullptr) {
-      skip_reason_ = std::string("mkdtemp: ") + std::strerror(errno);
-      return;
-    }
-    folder_ = folder;
-    const std::string options = "size=" + std::to_string(megabytes) + "m,mode=0700";
-    if (mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-      skip_reason_ = "cannot mount a " + std::to_string(megabytes) + " MiB tmpfs at " + folder_ +
-                     " (needs root, CAP_SYS_ADMIN; euid " + std::to_string(geteuid()) +
-                     "): " + std::strerror(errno);
-      return;
-    }
-    mounted_ = true;
-  }
-  ~SmallTmpfs() {
-    if (mounted_) umount2(folder_.c_str(), MNT_DETACH);
-    if (!folder_.empty()) rmdir(folder_.c_str());
-  }
-  const std::string& skip_reason() const { return skip_reason_; }
-  const std::string& folder() const { return folder_; }
-  std::vector<std::string> Files() const {
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
-      found.push_back(entry.path().filename().string());
-    }
-    std::sort(found.begin(), found.end());
-    return found;
-  }
-
- private:
-  std::string folder_;
-  std::string skip_reason_;
-  bool mounted_ = false;
-};
 
 WriterOptions BigSlots(const std::string& path, uint32_t slot_count) {
   WriterOptions options = SmallWriter(path);

@@ -1,0 +1,28 @@
+# Sanitized builds of the native modules (README.md, "Two commands"; ./sluice sanitize):
+# SLUICE_SANITIZE=address builds everything with AddressSanitizer and UndefinedBehaviorSanitizer,
+# SLUICE_SANITIZE=thread with ThreadSanitizer. Every finding stops the program
+# (-fno-sanitize-recover=all here, halt_on_error=1 in the *SAN_OPTIONS ./sluice sets), so a
+# finding fails its test. The libraries the project takes as binaries (libarrow, librdkafka) stay
+# uninstrumented: their own bugs are not looked for, only what the project's code does to them.
+include_guard(GLOBAL)
+
+set(SLUICE_SANITIZE "" CACHE STRING "Sanitizers to build with: address (ASan+UBSan), thread (TSan), or none")
+set_property(CACHE SLUICE_SANITIZE PROPERTY STRINGS "" address thread)
+
+if(SLUICE_SANITIZE STREQUAL "address")
+  # GCC 12's flow analysis under ASan sees uninitialized members in libstdc++'s own std::regex and
+  # std::function (-Wmaybe-uninitialized), which -Werror would make errors; ASan and UBSan check
+  # the real reads at run time.
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+                      $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
+  add_link_options(-fsanitize=address,undefined)
+elseif(SLUICE_SANITIZE STREQUAL "thread")
+  # GCC warns that TSan does not model std::atomic_thread_fence (-Wtsan), which -Werror would
+  # make an error; what TSan reports through the one fence (broker-ext's NativeFetchSource
+  # buffer pool) is judged by hand.
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer
+                      $<$<CXX_COMPILER_ID:GNU>:-Wno-tsan>)
+  add_link_options(-fsanitize=thread)
+elseif(NOT SLUICE_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "SLUICE_SANITIZE=${SLUICE_SANITIZE}: set address, thread, or nothing")
+endif()
