@@ -251,19 +251,21 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     /**
      * Opens the segment in the folder the daemon names, its {@code sluice.segment.dir}
      * (SUBSCRIBED's {@code segment_dir}, spec "Versions"): only the daemon is configured with it. A
-     * reader that cannot open the file does not see that folder as the daemon does, and is told so.
+     * reader that cannot open the file does not see that folder as the daemon does, and is told so
+     * with a {@link SegmentFolderException}.
      */
     private static SegmentReader openSegment(Subscribed subscribed) throws IOException {
         if (subscribed.segmentDir().isEmpty()) {
-            throw new IOException(
+            throw new SegmentFolderException(
                     "the daemon answered SUBSCRIBE in protocol version 1, which does not name its"
-                            + " segment folder (sluice.segment.dir): upgrade sluice-brokerd");
+                            + " segment folder (sluice.segment.dir): upgrade sluice-brokerd",
+                    null);
         }
         Path path = Path.of(subscribed.segmentDir()).resolve(subscribed.segmentName());
         try {
             return SegmentReader.open(path);
         } catch (FileSystemException e) {
-            throw new IOException(
+            throw new SegmentFolderException(
                     "cannot open the segment "
                             + path
                             + " that sluice-brokerd created in its sluice.segment.dir "

@@ -165,7 +165,8 @@ public final class SluiceSourceBuilder<T> {
                         properties,
                         group,
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,
-                        UUID.randomUUID().toString());
+                        UUID.randomUUID().toString(),
+                        topics.get(0));
         return new SluiceSource<>(
                 topics,
                 startingOffsets,

@@ -10,6 +10,8 @@ import org.apache.flink.annotation.Internal;
  *
  * @param sourceId the same for every reader of one source, in every run of its job
  * @param groupId the consumer group offsets are committed to; empty for none
+ * @param probeTopic a topic of the source, which a reader subscribes to for a moment to check what
+ *     PUSH needs
  */
 @Internal
 public record ReaderSettings(
@@ -18,5 +20,6 @@ public record ReaderSettings(
         Properties kafkaProperties,
         String groupId,
         boolean commitOffsetsOnCheckpoint,
-        String sourceId)
+        String sourceId,
+        String probeTopic)
         implements Serializable {}

@@ -38,21 +38,41 @@ public final class SluiceSourceReader<T>
     private final AutoCloseable onClose;
     private final SortedMap<Long, Map<TopicPartition, Long>> offsetsToCommit = new TreeMap<>();
 
-    /** A reader in the settings' mode; AUTO becomes PUSH if a daemon answers, else PULL. */
+    /**
+     * A reader in the settings' mode. Before PUSH, explicit or AUTO's, checks what it needs ({@link
+     * PushRequirements}): PUSH without it fails the job for good, naming what to set; AUTO reads in
+     * PULL mode then, and says why at WARN. AUTO also pulls where no daemon answers.
+     *
+     * @throws PushUnavailableException PUSH was asked for and this process lacks what it needs
+     */
     public static <T> SluiceSourceReader<T> create(
             SourceReaderContext context,
             ReaderSettings settings,
             SluiceDeserializationSchema<T> deserializer) {
         ReadMode mode = settings.mode();
         Path socket = Path.of(settings.push().socket());
-        if (mode == ReadMode.AUTO) {
-            mode = BrokerdProbe.answers(socket) ? ReadMode.PUSH : ReadMode.PULL;
-            LOG.info(
-                    "subtask {}: AUTO reads in {} mode (sluice-brokerd at {} {})",
-                    context.getIndexOfSubtask(),
-                    mode,
-                    socket,
-                    mode == ReadMode.PUSH ? "answers" : "does not answer");
+        if (mode != ReadMode.PULL) {
+            PushRequirements.Verdict verdict =
+                    PushRequirements.check(socket, settings.probeTopic());
+            if (mode == ReadMode.PUSH && !verdict.unmet().isEmpty()) {
+                throw new PushUnavailableException(socket.toString(), verdict.unmet());
+            }
+            if (mode == ReadMode.AUTO && !verdict.unmet().isEmpty()) {
+                mode = ReadMode.PULL;
+                LOG.warn(
+                        "subtask {}: AUTO reads in PULL mode: PUSH through {} needs {}",
+                        context.getIndexOfSubtask(),
+                        socket,
+                        String.join("; and ", verdict.unmet()));
+            } else if (mode == ReadMode.AUTO) {
+                mode = verdict.daemonAnswers() ? ReadMode.PUSH : ReadMode.PULL;
+                LOG.info(
+                        "subtask {}: AUTO reads in {} mode (sluice-brokerd at {} {})",
+                        context.getIndexOfSubtask(),
+                        mode,
+                        socket,
+                        mode == ReadMode.PUSH ? "answers" : "does not answer");
+            }
         }
         SourceReaderMetricGroup metrics = context.metricGroup();
         MetricGroup sluice = metrics.addGroup("sluice");
