@@ -20,6 +20,7 @@ import java.util.Objects;
 public final class SubscriptionRequest {
     private final String topic;
     private final boolean localLeaders;
+    private final boolean readUncommitted;
     private final Map<Integer, PartitionStart> partitions;
     private final StartPosition defaultStart;
     private final String groupId;
@@ -33,6 +34,7 @@ public final class SubscriptionRequest {
     private SubscriptionRequest(Builder builder) {
         this.topic = builder.topic;
         this.localLeaders = builder.localLeaders;
+        this.readUncommitted = builder.readUncommitted;
         this.partitions = Map.copyOf(builder.partitions);
         this.defaultStart = builder.defaultStart;
         this.groupId = builder.groupId;
@@ -59,6 +61,11 @@ public final class SubscriptionRequest {
     /** How many batches the reader may hold open at once. */
     public int maxOpenBatches() {
         return maxOpenBatches;
+    }
+
+    /** Whether the subscription reads the records of open and aborted transactions too. */
+    public boolean readUncommitted() {
+        return readUncommitted;
     }
 
     /** How many slots the subscription's segment has. */
@@ -89,6 +96,7 @@ public final class SubscriptionRequest {
         return new Subscribe(
                 slotCount,
                 localLeaders,
+                readUncommitted,
                 slotSize,
                 reorderWindowBytes,
                 mode,
@@ -105,6 +113,7 @@ public final class SubscriptionRequest {
     public static final class Builder {
         private final String topic;
         private boolean localLeaders;
+        private boolean readUncommitted;
         private final Map<Integer, PartitionStart> partitions = new LinkedHashMap<>();
         private StartPosition defaultStart = StartPosition.EARLIEST;
         private String groupId = "";
@@ -141,6 +150,17 @@ public final class SubscriptionRequest {
          */
         public Builder localLeaders() {
             this.localLeaders = true;
+            return this;
+        }
+
+        /**
+         * The subscription's isolation level, as a Kafka consumer's {@code isolation.level}: true
+         * reads the records of open and aborted transactions too (read_uncommitted); false, the
+         * default, only committed ones (read_committed). SUBSCRIBE's flag {@code READ_UNCOMMITTED}
+         * (docs/formats.md, "SUBSCRIBE"), whatever the daemon's own {@code isolation.level}.
+         */
+        public Builder readUncommitted(boolean readUncommitted) {
+            this.readUncommitted = readUncommitted;
             return this;
         }
 

@@ -37,6 +37,19 @@ class SubscriptionRequestTest {
     }
 
     @Test
+    void theIsolationLevelIsCommittedUnlessAskedAndSurvivesAResume() {
+        SubscriptionRequest.Builder builder =
+                SubscriptionRequest.builder("t").partitions(2, StartPosition.EARLIEST);
+        assertThat(builder.build().toSubscribe(Map.of()).readUncommitted()).isFalse();
+
+        SubscriptionRequest uncommitted = builder.readUncommitted(true).build();
+
+        assertThat(uncommitted.readUncommitted()).isTrue();
+        assertThat(uncommitted.toSubscribe(Map.of()).readUncommitted()).isTrue();
+        assertThat(uncommitted.toSubscribe(Map.of(1, 5L)).readUncommitted()).isTrue();
+    }
+
+    @Test
     void localLeadersNeedNoPartitionsAndResumeWithThoseItRead() {
         SubscriptionRequest request = SubscriptionRequest.builder("orders").localLeaders().build();
         assertThat(request.toSubscribe(Map.of()).localLeaders()).isTrue();

@@ -24,6 +24,14 @@ public final class SluiceSourceBuilder<T> {
     /** Where {@code sluice-brokerd} listens unless told otherwise. */
     public static final String DEFAULT_SOCKET = "/run/sluice/brokerd.sock";
 
+    /**
+     * The isolation level unless {@code setProperty("isolation.level", ...)} says otherwise: a
+     * Kafka consumer's default, and so {@code KafkaSource}'s.
+     */
+    public static final String DEFAULT_ISOLATION_LEVEL = "read_uncommitted";
+
+    private static final String READ_COMMITTED = "read_committed";
+
     private final Properties kafka = new Properties();
     private final List<String> topics = new ArrayList<>();
     private String groupId = "";
@@ -112,7 +120,11 @@ public final class SluiceSourceBuilder<T> {
         return setDeserializer(SluiceDeserializationSchema.valueOnly(schema));
     }
 
-    /** A Kafka client property, passed through to the consumers and the admin client. */
+    /**
+     * A Kafka client property, passed through to the consumers and the admin client. {@code
+     * isolation.level} ({@code read_uncommitted}, the default, or {@code read_committed}) is the
+     * source's in both modes: PUSH subscriptions read with it too.
+     */
     public SluiceSourceBuilder<T> setProperty(String key, String value) {
         kafka.setProperty(Objects.requireNonNull(key), Objects.requireNonNull(value));
         return this;
@@ -155,13 +167,30 @@ public final class SluiceSourceBuilder<T> {
         if (slotSize < 256 || slotSize % 64 != 0) {
             throw new IllegalStateException("slot size " + slotSize + ": a multiple of 64, ≥ 256");
         }
+        String isolation =
+                kafka.getProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, DEFAULT_ISOLATION_LEVEL);
+        if (!isolation.equals(READ_COMMITTED) && !isolation.equals(DEFAULT_ISOLATION_LEVEL)) {
+            throw new IllegalStateException(
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG
+                            + " '"
+                            + isolation
+                            + "': read_committed or read_uncommitted");
+        }
         Properties properties = new Properties();
         properties.putAll(kafka);
         properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        // Both modes read with one level: the PULL consumers by this property, PUSH
+        // subscriptions by their SUBSCRIBE flag (docs/flink-source.md, "Transactions").
+        properties.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         ReaderSettings reader =
                 new ReaderSettings(
                         readMode,
-                        new PushSettings(socket.toString(), slotCount, slotSize, maxOpenBatches),
+                        new PushSettings(
+                                socket.toString(),
+                                slotCount,
+                                slotSize,
+                                maxOpenBatches,
+                                isolation.equals(DEFAULT_ISOLATION_LEVEL)),
                         properties,
                         group,
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,

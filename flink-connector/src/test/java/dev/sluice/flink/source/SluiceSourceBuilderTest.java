@@ -47,5 +47,7 @@ class SluiceSourceBuilderTest {
                 .hasMessageContaining("open");
         assertThatThrownBy(() -> valid().setSlots(4, 1000, 2).build())
                 .hasMessageContaining("slot size");
+        assertThatThrownBy(() -> valid().setProperty("isolation.level", "committed").build())
+                .hasMessage("isolation.level 'committed': read_committed or read_uncommitted");
     }
 }

@@ -285,7 +285,8 @@ final class PushHub {
         SubscriptionRequest.Builder request =
                 SubscriptionRequest.builder(key.topic())
                         .slots(settings.slotCount(), settings.slotSize())
-                        .maxOpenBatches(settings.maxOpenBatches());
+                        .maxOpenBatches(settings.maxOpenBatches())
+                        .readUncommitted(settings.readUncommitted());
         int partitions = 0;
         synchronized (this) {
             for (int p = 0; p < owners.length; p++) {
