@@ -394,7 +394,7 @@ TEST_F(DaemonProcessTest, AVersionOneReaderIsAnsweredInVersionOne) {
 
   // A version the daemon does not speak is answered in version 1, with the range it speaks.
   std::vector<uint8_t> bytes = p::EncodeFrame({2, p::Close{0}, 1}).MoveValue();
-  bytes[4] = 3;
+  bytes[4] = p::kMaxVersion + 1;
   ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(bytes.size()));
   answer = Receive();
@@ -403,7 +403,7 @@ TEST_F(DaemonProcessTest, AVersionOneReaderIsAnsweredInVersionOne) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(error->code, p::ErrorCode::kUnsupportedVersion);
   EXPECT_EQ(error->min_version, 1);
-  EXPECT_EQ(error->max_version, 2);
+  EXPECT_EQ(error->max_version, p::kMaxVersion);
 }
 
 TEST_F(DaemonProcessTest, AnUnknownPartitionIsAnErrorAndTheConnectionGoesOn) {
