@@ -251,17 +251,32 @@ void ControlServer::Receive(Connection& connection) {
   while (!connection.closing) {
     std::optional<std::vector<uint8_t>> bytes = connection.reader.NextFrame();
     if (!bytes.has_value()) return;
-    Result<protocol::Frame> frame = protocol::DecodeFrame(*bytes);
-    if (!frame.ok()) {
+    Result<protocol::FrameHeader> header = protocol::DecodeHeader(*bytes);
+    if (!header.ok()) {
       const ErrorCode code = protocol::RefusalCode(*bytes);
       // The reader may not speak the version of its last frame: UNSUPPORTED_VERSION goes in
       // version 1, whose ERROR every version reads (docs/formats.md, "Versions").
       if (code == ErrorCode::kUnsupportedVersion) connection.version = protocol::kMinVersion;
-      SendError(connection, 0, 0, code, frame.status().message());
+      SendError(connection, 0, 0, code, header.status().message());
+      Drop(connection, header.status().message());
+      return;
+    }
+    // A readable header: the answer carries its request id, in its version (docs/formats.md,
+    // "ERROR"), and a message only the daemon sends is refused for what it is, whatever its body.
+    connection.version = header->version;
+    if (!protocol::SentByReader(header->type)) {
+      const std::string name(protocol::NameOf(header->type));
+      SendError(connection, header->request_id, 0, ErrorCode::kUnexpectedMessage,
+                "type = " + name + ": only the daemon sends it");
+      Drop(connection, "unexpected " + name);
+      return;
+    }
+    Result<protocol::Frame> frame = protocol::DecodeFrame(*bytes);
+    if (!frame.ok()) {
+      SendError(connection, header->request_id, 0, ErrorCode::kBadFrame, frame.status().message());
       Drop(connection, frame.status().message());
       return;
     }
-    connection.version = frame->version;
     Handle(connection, *frame);
   }
 }
@@ -286,6 +301,7 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
   } else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&frame.message)) {
     connection.peer_timeout = std::chrono::nanoseconds(heartbeat->timeout_ns);
   } else if (const auto* close = std::get_if<protocol::Close>(&frame.message)) {
+    // The last message a reader sends (protocol::SentByReader): Receive refused the others.
     if (close->subscription_id == protocol::kAllSubscriptions) {
       while (!connection.subscriptions.empty()) {
         EndSubscription(connection, connection.subscriptions.begin()->first);
@@ -297,11 +313,6 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
                 "subscription_id = " + std::to_string(close->subscription_id) +
                     ": not a subscription of this connection");
     }
-  } else {
-    const std::string name(protocol::NameOf(protocol::TypeOf(frame.message)));
-    SendError(connection, request, 0, ErrorCode::kUnexpectedMessage,
-              "type = " + name + ": only the daemon sends it");
-    Drop(connection, "unexpected " + name);
   }
 }
 
