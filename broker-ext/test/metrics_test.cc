@@ -38,6 +38,47 @@ TEST(Metrics, LabelValuesAreEscaped) {
       << metrics.Render();
 }
 
+// A subscription's series end with it (docs/brokerd.md, "Metrics"): however many came and went,
+// a scrape shows the live ones only.
+TEST(Metrics, RemovingALabelsSeriesKeepsTheScrapeBoundedByWhatLives) {
+  Metrics metrics;
+  Counter& total = metrics.counter("sluice_records_out_total", "h", {{"topic", "t"}});
+  for (int id = 1; id <= 1000; ++id) {
+    const std::string subscription = std::to_string(id);
+    metrics.gauge("sluice_free_slots", "h", {{"subscription", subscription}}).Set(8);
+    metrics.gauge("sluice_subscription_lag", "h", {{"subscription", subscription}, {"topic", "t"}})
+        .Set(id);
+    total.Add(10);
+    if (id != 1000) metrics.RemoveSeries("subscription", subscription);
+  }
+  EXPECT_EQ(metrics.Render(),
+            "# HELP sluice_free_slots h\n"
+            "# TYPE sluice_free_slots gauge\n"
+            "sluice_free_slots{subscription=\"1000\"} 8\n"
+            "# HELP sluice_records_out_total h\n"
+            "# TYPE sluice_records_out_total counter\n"
+            "sluice_records_out_total{topic=\"t\"} 10000\n"
+            "# HELP sluice_subscription_lag h\n"
+            "# TYPE sluice_subscription_lag gauge\n"
+            "sluice_subscription_lag{subscription=\"1000\",topic=\"t\"} 1000\n");
+}
+
+TEST(Metrics, RemoveSeriesMatchesWholeLabelsOnly) {
+  Metrics metrics;
+  metrics.gauge("g", "h", {{"subscription", "1"}}).Set(1);
+  metrics.gauge("g", "h", {{"subscription", "10"}}).Set(10);
+  metrics.gauge("g", "h", {{"other_subscription", "1"}}).Set(2);
+  metrics.gauge("g", "h", {{"topic", "subscription=\"1\""}}).Set(3);
+  metrics.RemoveSeries("subscription", "1");
+  const std::string text = metrics.Render();
+  EXPECT_EQ(text.find("g{subscription=\"1\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("g{subscription=\"10\"} 10\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("g{other_subscription=\"1\"} 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("} 3\n"), std::string::npos) << text;
+  // A removed series registered again starts afresh.
+  EXPECT_EQ(metrics.gauge("g", "h", {{"subscription", "1"}}).value(), 0);
+}
+
 TEST(Metrics, InvalidNamesAndTypeClashesAreRefused) {
   Metrics metrics;
   metrics.counter("ok_total", "h");

@@ -77,6 +77,27 @@ Gauge& Metrics::gauge(std::string_view name, std::string_view help, const Labels
   return *cell;
 }
 
+void Metrics::RemoveSeries(std::string_view name, std::string_view value) {
+  // A label set is rendered once, as its cells' key: `name="value"` after `{` or `,`.
+  const std::string pair = RenderLabels({{std::string(name), std::string(value)}}).substr(1);
+  const std::string label = pair.substr(0, pair.size() - 1);
+  auto has_label = [&label](const auto& cell) {
+    const std::string& key = cell.first;
+    for (size_t at = key.find(label); at != std::string::npos; at = key.find(label, at + 1)) {
+      if ((key[at - 1] == '{' || key[at - 1] == ',') &&
+          (key[at + label.size()] == ',' || key[at + label.size()] == '}')) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::lock_guard lock(mutex_);
+  for (auto& [family_name, family] : families_) {
+    std::erase_if(family.counters, has_label);
+    std::erase_if(family.gauges, has_label);
+  }
+}
+
 std::string Metrics::Render() const {
   std::lock_guard lock(mutex_);
   std::string text;

@@ -1,7 +1,8 @@
 // The daemon's counters and gauges, rendered in the Prometheus text exposition format (0.0.4).
 //
 // The hot path only touches relaxed atomics; registration and rendering take a lock. Cells live
-// as long as the registry, so callers keep plain references to them.
+// as long as the registry, so callers keep plain references to them, except the cells of a
+// series removed with RemoveSeries: a subscription's, when it ends (docs/brokerd.md, "Metrics").
 #pragma once
 
 #include <atomic>
@@ -44,6 +45,11 @@ class Metrics {
   // std::invalid_argument.
   Counter& counter(std::string_view name, std::string_view help, const Labels& labels = {});
   Gauge& gauge(std::string_view name, std::string_view help, const Labels& labels = {});
+
+  // Removes every series, of any family, that has the label `name` = `value`, so that a
+  // scrape's series are bounded by what lives (a subscription's series end with it). References
+  // to their cells must not be used again; a later registration makes a fresh cell.
+  void RemoveSeries(std::string_view name, std::string_view value);
 
   std::string Render() const;
 

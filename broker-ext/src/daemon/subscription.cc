@@ -69,9 +69,11 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
       SLUICE_ASSIGN_OR_RETURN(s.dead_letters_,
                               DeadLetters::Create(plan.kafka, *plan.dead_letter_topic));
     }
+    ChunkSequencer::Options sequencing = plan.sequencing;
+    sequencing.on_gap = [&s](const StreamGap& gap) { s.AddGap(gap); };
     s.sequencer_ =
         std::make_unique<ChunkSequencer>(*s.fetched_, s.tracker_, *s.pauses_, s.dead_letters_.get(),
-                                         s.sequencer_counters_, plan.sequencing);
+                                         s.sequencer_counters_, std::move(sequencing));
     source = s.sequencer_.get();
   }
   ObjectPump::Options pump_options;
@@ -86,6 +88,7 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
 Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics& metrics)
     : plan_(std::move(plan)),
       session_(session),
+      metrics_(metrics),
       records_in_(metrics.counter("sluice_records_in_total", "Records consumed from Kafka",
                                   {{"topic", plan_.topic}})),
       bytes_in_(metrics.counter("sluice_bytes_in_total", "Key and value bytes consumed from Kafka",
@@ -278,10 +281,9 @@ void Subscription::Close() {
   native_source_.reset();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
-  paused_partitions_.Set(0);
-  free_slots_.Set(0);
-  reorder_held_bytes_.Set(0);
-  lag_.Set(0);
+  // Its gauges end with it, so the series of a scrape are bounded by the live subscriptions; the
+  // counters by topic keep its counts (docs/brokerd.md, "Metrics").
+  metrics_.RemoveSeries("subscription", std::to_string(plan_.id));
   // The reader drains what is published; unlinking leaves its mapping intact.
   if (writer_ != nullptr) (void)writer_->Close(std::chrono::nanoseconds(0));
 }

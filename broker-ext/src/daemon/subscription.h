@@ -66,6 +66,9 @@ class Subscription {
   Status SetProcessedThrough(uint64_t object_id);
   // Why the subscription ended by itself, once; empty while it runs.
   std::optional<protocol::ErrorMessage> TakeFailure();
+  // The CHUNK_STREAMS gaps reported since the last call, as STREAM_GAP messages
+  // (docs/formats.md, "STREAM_GAP"): each hole once.
+  std::vector<protocol::StreamGap> TakeGaps();
   // Stops pumping, commits what the watermark allows (waiting for the broker), leaves the
   // partitions, marks the segment CLOSED so the reader ends after what it has, and unlinks it.
   void Close();
@@ -80,6 +83,7 @@ class Subscription {
   Subscription(SubscriptionPlan plan, FetchSession& session, Metrics& metrics);
   void Run();
   void Fail(protocol::ErrorCode code, const std::string& message);
+  void AddGap(const StreamGap& gap);
   void Commit(bool wait);
   void Report();
 
@@ -105,7 +109,9 @@ class Subscription {
 
   std::mutex failure_mutex_;
   std::optional<protocol::ErrorMessage> failure_;
+  std::vector<protocol::StreamGap> gaps_;  // under failure_mutex_: both go to the control thread
 
+  Metrics& metrics_;  // its series by subscription are removed when it ends
   PumpStats reported_;
   SourceStats reported_in_;
   std::chrono::steady_clock::time_point lag_reported_at_;
