@@ -306,6 +306,72 @@ TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForM
   EXPECT_GT(pump.stats().objects, 10u);
 }
 
+// Hands out each batch of (partition, offset) records in one poll, and nothing in the poll after
+// it, which waits out its timeout as a quiet topic does: the pump publishes each batch alone.
+class ScriptedSource final : public MessageSource {
+ public:
+  explicit ScriptedSource(std::vector<std::vector<std::pair<int32_t, int64_t>>> batches)
+      : batches_(std::move(batches)) {}
+  Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override {
+    if (quiet_ || next_ == batches_.size()) {
+      quiet_ = false;
+      std::this_thread::sleep_for(timeout);  // the wait of a poll that finds nothing
+      return Status::OK();
+    }
+    for (const auto& [partition, offset] : batches_[next_]) {
+      ReadyMessage ready;
+      ready.record.topic = "t";
+      ready.record.partition = partition;
+      ready.record.offset = offset;
+      ready.record.value = "v";
+      out.push_back(std::move(ready));
+    }
+    ++next_;
+    quiet_ = true;
+    return Status::OK();
+  }
+  const SourceStats& stats() const override { return stats_; }
+  bool takes_offsets() const override { return false; }
+
+ private:
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> batches_;
+  size_t next_ = 0;
+  bool quiet_ = false;
+  SourceStats stats_;
+};
+
+// docs/formats.md, "Slot descriptor": first and last offsets are one partition's range, or -1
+// with the partition when the object spans partitions.
+TEST_F(ObjectPumpTest, TheDescriptorsOffsetsAreOnePartitionsRangeOrNone) {
+  auto writer = Writer(8, 64 * 1024);
+  auto reader = SegmentReader::Open(name_).MoveValue();
+  ScriptedSource source({{{2, 10}, {2, 11}, {2, 14}}, {{0, 5}, {0, 6}, {1, 700}, {1, 701}}});
+  CommitTracker tracker;
+  PartitionPauses pauses(consumer_.get(), "t", {0, 1, 2, 3});
+  ObjectPump pump(source, *writer, ObjectKind::kRecords, tracker, pauses, {});
+  for (int round = 0; round < 100 && pump.stats().objects < 2; ++round) {
+    ASSERT_TRUE(pump.RunFor(20ms).ok());
+  }
+  ASSERT_EQ(pump.stats().objects, 2u);
+
+  auto single = reader->Next(1s).MoveValue();
+  EXPECT_EQ(single.record_count, 3u);
+  EXPECT_EQ(single.partition, 2);
+  EXPECT_EQ(single.first_offset, 10);
+  EXPECT_EQ(single.last_offset, 14);
+  auto spanning = reader->Next(1s).MoveValue();
+  EXPECT_EQ(spanning.record_count, 4u);
+  EXPECT_EQ(spanning.partition, -1);
+  EXPECT_EQ(spanning.first_offset, -1) << "not partition 0's 5";
+  EXPECT_EQ(spanning.last_offset, -1) << "not partition 1's 701";
+  // The rows still say where each record came from.
+  auto batch = DecodeObject(spanning, RecordsSchema()).MoveValue();
+  auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+  auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
+  EXPECT_EQ(partition->Value(2), 1);
+  EXPECT_EQ(offset->Value(2), 700);
+}
+
 TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   Produce(1, 10000);
   auto writer = Writer(2, 4096);

@@ -157,6 +157,16 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
                                      ? chunk_rows_.Finish(slot->data, slot->capacity, slot->stores)
                                      : records_.Finish(slot->data, slot->capacity, slot->stores);
   if (!object.ok()) return object.status();
+  // The descriptor's offsets are one partition's range, or -1 (docs/formats.md, "Slot
+  // descriptor"): an object spanning partitions has no such range, and a first offset of one
+  // partition with a last of another would read as one. Such an object is not split at its
+  // partition boundaries instead: records come in runs per partition (a fetch response's batches
+  // are per partition), so it is the object at the seam of two runs, or a fetch of several
+  // partitions that together fill less than a slot. Splitting would publish one object per
+  // partition of every fetch: with 64 partitions of light traffic, 64 objects of a few records
+  // where one holds them all, each taking one of a segment's 8 to 64 slots and costing the reader
+  // an acquire, a release and an Arrow batch. Rows carry their partition and offset regardless.
+  if (object->partition == -1) object->first_offset = object->last_offset = -1;
   Result<uint64_t> id = writer_.Publish(*object);
   if (!id.ok()) return id.status();
 

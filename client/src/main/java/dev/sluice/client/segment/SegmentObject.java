@@ -109,12 +109,16 @@ public final class SegmentObject implements AutoCloseable {
         return partition;
     }
 
-    /** First Kafka offset in the object, or {@code -1}. */
+    /**
+     * The first Kafka offset of {@link #partition()} in the object, or {@code -1} when the object
+     * spans partitions (then each row's partition and offset say where it came from) or none
+     * applies.
+     */
     public long firstOffset() {
         return firstOffset;
     }
 
-    /** Last Kafka offset in the object, or {@code -1}. */
+    /** The last Kafka offset of {@link #partition()} in the object, or {@code -1} as above. */
     public long lastOffset() {
         return lastOffset;
     }
