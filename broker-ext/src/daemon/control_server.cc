@@ -553,6 +553,15 @@ void ControlServer::Tick() {
       }
     }
     for (uint64_t id : failed) EndSubscription(*connection, id);
+    // A reader before version 3 has no STREAM_GAP: the daemon's log and metric tell of the gap
+    // alone, as they did (docs/formats.md, "Versions").
+    for (auto& [id, subscription] : connection->subscriptions) {
+      for (protocol::StreamGap& gap : subscription->TakeGaps()) {
+        if (connection->version >= protocol::kIsolationAndGapVersion) {
+          Send(*connection, 0, std::move(gap));
+        }
+      }
+    }
     if (now - connection->last_received > config_.liveness_timeout) {
       // A slow request (metadata, committed offsets) blocks this loop, and frames that came
       // meanwhile wait unread: look before calling the peer silent.

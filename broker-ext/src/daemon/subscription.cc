@@ -257,6 +257,17 @@ std::optional<protocol::ErrorMessage> Subscription::TakeFailure() {
   return std::exchange(failure_, std::nullopt);
 }
 
+void Subscription::AddGap(const StreamGap& gap) {
+  std::lock_guard lock(failure_mutex_);
+  gaps_.push_back({plan_.id, gap.missing_from, gap.missing_to,
+                   static_cast<uint64_t>(gap.waited.count()), gap.key.job, gap.key.stream});
+}
+
+std::vector<protocol::StreamGap> Subscription::TakeGaps() {
+  std::lock_guard lock(failure_mutex_);
+  return std::exchange(gaps_, {});
+}
+
 void Subscription::Close() {
   if (closed_) return;
   closed_ = true;

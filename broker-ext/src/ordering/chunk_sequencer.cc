@@ -148,6 +148,7 @@ void ChunkSequencer::ReportGaps() {
          {"waited_ms",
           std::to_string(
               std::chrono::duration_cast<std::chrono::milliseconds>(gap.waited).count())}});
+    if (options_.on_gap) options_.on_gap(gap);
   }
 }
 

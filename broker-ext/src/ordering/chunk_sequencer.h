@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +44,8 @@ class ChunkSequencer final : public MessageSource {
     std::string job_filter;  // empty: every job
     // Streams a resuming reader has read up to a seq: they start there, not at 0.
     std::vector<std::pair<StreamKey, uint64_t>> resume;
+    // Told of each gap as it is reported (once per hole), on the thread that polls.
+    std::function<void(const StreamGap&)> on_gap;
   };
 
   // `dead_letters` may be null: malformed records are then counted, logged and skipped.
