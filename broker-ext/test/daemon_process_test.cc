@@ -12,7 +12,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -37,6 +36,7 @@
 #include "protocol/frame_reader.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
+#include "small_tmpfs.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -47,7 +47,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kPartitions = 3;
 
-class DaemonProcessTest : public testing::Test {
+class DaemonProcessTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::array<char, 512> error{};
@@ -61,7 +61,7 @@ class DaemonProcessTest : public testing::Test {
               RD_KAFKA_RESP_ERR_NO_ERROR);
     dir_ = std::filesystem::temp_directory_path() /
            ("brokerd-test-" + std::to_string(getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     socket_ = (dir_ / "brokerd.sock").string();
   }
@@ -76,8 +76,9 @@ class DaemonProcessTest : public testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  void Produce(int count, size_t padding = 0) {
-    for (int i = 0; i < count; ++i) {
+  // Values "value-I" for I in [first, first + count), record I on partition I % kPartitions.
+  void Produce(int count, size_t padding = 0, int first = 0) {
+    for (int i = first; i < first + count; ++i) {
       const std::string value = "value-" + std::to_string(i) + std::string(padding, '.');
       ASSERT_EQ(
           rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(i % kPartitions),
@@ -262,6 +263,27 @@ class DaemonProcessTest : public testing::Test {
       EXPECT_TRUE(reader.Release(*object).ok());
     }
     return last;
+  }
+
+  // Reads `count` records, checking that each partition's come once each, in offset order from
+  // `next`, with the value Produce gave them.
+  void ReadInPartitionOrder(SegmentReader& reader, int count,
+                            std::array<int64_t, kPartitions>& next) {
+    for (int seen = 0; seen < count;) {
+      auto object = reader.Next(10s);
+      ASSERT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
+      auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
+      auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
+      auto value = std::static_pointer_cast<arrow::BinaryArray>(batch->column(4));
+      for (int64_t row = 0; row < batch->num_rows(); ++row, ++seen) {
+        const int32_t p = partition->Value(row);
+        ASSERT_EQ(offset->Value(row), next[static_cast<size_t>(p)]++) << "partition " << p;
+        ASSERT_EQ(value->GetView(row),
+                  "value-" + std::to_string(offset->Value(row) * kPartitions + p));
+      }
+      ASSERT_TRUE(reader.Release(*object).ok());
+    }
   }
 
   std::string Log() const {
@@ -497,8 +519,14 @@ TEST_F(DaemonProcessTest, SigtermCommitsRemovesTheSegmentsAndTheSocketAndExitsZe
   rd_kafka_destroy(consumer);
 }
 
-// The override is by symbol interposition, which a link order can undo without an error.
+// The override is by symbol interposition, which a link order can undo without an error. Only a
+// sanitized build (cmake/Sanitizers.cmake) runs on the system's malloc, and says so.
 TEST_F(DaemonProcessTest, TheDaemonRunsOnMimallocAndSaysSoInItsReadyLine) {
+#ifdef SLUICE_SYSTEM_MALLOC
+  const std::string expected = "allocator=libc";
+#else
+  const std::string expected = "allocator=mimalloc";
+#endif
   StartDaemon();
   ASSERT_EQ(::kill(daemon_, SIGTERM), 0);
   int status = 0;
@@ -506,7 +534,7 @@ TEST_F(DaemonProcessTest, TheDaemonRunsOnMimallocAndSaysSoInItsReadyLine) {
   daemon_ = -1;
   const std::string log = Log();
   EXPECT_NE(log.find("event=ready"), std::string::npos) << log;
-  EXPECT_NE(log.find("allocator=mimalloc"), std::string::npos) << log;
+  EXPECT_NE(log.find(expected), std::string::npos) << log;
 }
 
 TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordTooLarge) {
@@ -526,48 +554,13 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
 }
 
-// A tmpfs of `megabytes` at `folder` for one test: a segment folder too small for the segments
-// asked of it. Mounting needs root (CAP_SYS_ADMIN); without it `skip_reason` says so.
-class SmallTmpfs {
- public:
-  SmallTmpfs(const std::filesystem::path& folder, int megabytes) : folder_(folder) {
-    std::filesystem::create_directories(folder_);
-    const std::string options = "size=" + std::to_string(megabytes) + "m,mode=0700";
-    if (::mount("tmpfs", folder_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-      skip_reason_ = "cannot mount a " + std::to_string(megabytes) + " MiB tmpfs at " +
-                     folder_.string() + " (needs root, CAP_SYS_ADMIN; euid " +
-                     std::to_string(::geteuid()) + "): " + std::strerror(errno);
-      return;
-    }
-    mounted_ = true;
-  }
-  // Detached, since the daemon may still map its segments until TearDown kills it.
-  ~SmallTmpfs() {
-    if (mounted_) ::umount2(folder_.c_str(), MNT_DETACH);
-  }
-  const std::string& skip_reason() const { return skip_reason_; }
-  std::vector<std::string> Files() const {
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
-      found.push_back(entry.path().filename().string());
-    }
-    std::sort(found.begin(), found.end());
-    return found;
-  }
-
- private:
-  std::filesystem::path folder_;
-  std::string skip_reason_;
-  bool mounted_ = false;
-};
-
 // Sparse segments on a tmpfs too small for them killed the daemon with SIGBUS once records
 // reached the pages it could not supply; their memory is reserved now, and a SUBSCRIBE for which
 // the folder has no room is refused (docs/brokerd.md, "Segment memory").
 TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscriptionGoesOn) {
-  const std::filesystem::path folder = dir_ / "small-shm";
-  SmallTmpfs tmpfs(folder, 16);
+  sluice::testing::SmallTmpfs tmpfs(16);
   if (!tmpfs.skip_reason().empty()) GTEST_SKIP() << tmpfs.skip_reason();
+  const std::filesystem::path folder = tmpfs.folder();
   Produce(300);
   StartDaemon({"-X", "sluice.segment.dir=" + folder.string()});
   p::Subscribe small = Request();
@@ -575,7 +568,9 @@ TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscr
   Send(1, small);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   auto reader = SegmentReader::Open((folder / subscribed.segment_name).string()).MoveValue();
-  ReadRecords(*reader, 100);
+  std::array<int64_t, kPartitions> next{};
+  ReadInPartitionOrder(*reader, 100, next);
+  const std::vector<std::string> before = tmpfs.Files();
 
   p::Subscribe big = Request();
   big.partitions.erase(big.partitions.begin());
@@ -592,18 +587,17 @@ TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscr
       << error->message;
   EXPECT_NE(error->message.find(std::strerror(ENOSPC)), std::string::npos) << error->message;
   EXPECT_NE(Log().find("event=error_sent code=SUBSCRIPTION_LIMIT"), std::string::npos) << Log();
-  std::vector<std::string> expected{subscribed.segment_name};
-  for (const std::string& file : tmpfs.Files()) {
-    if (file == subscribed.segment_name + ".bell") expected.push_back(file);
-  }
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(tmpfs.Files(), expected) << "nothing of the refused segment is left";
+  EXPECT_EQ(tmpfs.Files(), before) << "nothing of the refused segment is left";
 
-  // The daemon runs on, and so does the first subscription.
-  Produce(300);
-  ReadRecords(*reader, 100);
+  // The daemon runs on, and so does the first subscription, to its end: every record of its
+  // partition once, in order, and nothing after the CLOSE.
+  Produce(300, 0, 300);
+  ReadInPartitionOrder(*reader, 100, next);
+  EXPECT_EQ(next[0], 200);
   EXPECT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << Log();
-  Send(3, small);
+  Send(3, p::Close{subscribed.subscription_id});
+  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream) << Log();
+  Send(4, small);
   EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message)) << Log();
 }
 
