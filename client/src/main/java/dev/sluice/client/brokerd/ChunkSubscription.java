@@ -1,6 +1,7 @@
 package dev.sluice.client.brokerd;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
@@ -27,6 +28,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * that committed mid-stream has no seqs to give and would wait for chunks committed long ago:
  * CHUNK_STREAMS groups are for one reader that resumes.
  *
+ * <p><b>Gaps.</b> When a stream waits for a missing {@code seq} longer than the daemon's {@code
+ * sluice.gap.timeout.ms}, the daemon says so once per hole (STREAM_GAP, docs/formats.md): {@link
+ * #nextGap()} gives these reports. The stream goes on waiting for the missing chunks; what to do
+ * about it is the reader's call.
+ *
  * <p>Not thread-safe: one thread polls and closes batches, one batch at a time.
  */
 @PublicEvolving
@@ -37,6 +43,16 @@ public final class ChunkSubscription extends SegmentSubscription<ChunkBatch> {
     ChunkSubscription(BrokerdClient client, SubscriptionRequest request) throws IOException {
         super(client, request);
         start();
+    }
+
+    /**
+     * The oldest hole the daemon reported in one of this subscription's streams and not taken yet,
+     * null if none: {@code seq}s {@code missingFrom} to {@code missingTo} have not come within its
+     * gap timeout. Each hole is reported once; its report may come before or after the chunks below
+     * it are polled, and a chunk that fills it may be polled before the report is taken.
+     */
+    public StreamGap nextGap() {
+        return nextStreamGap();
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.sluice.client.protocol.ErrorMessage;
 import dev.sluice.client.protocol.Frame;
 import dev.sluice.client.protocol.FrameReader;
 import dev.sluice.client.protocol.Heartbeat;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -16,8 +17,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +47,8 @@ final class ControlConnection implements AutoCloseable {
     private volatile IOException failure;
     // An ERROR about a running subscription, which ends it.
     private volatile ErrorMessage subscriptionError;
+    // STREAM_GAPs, which answer no request: taken by the subscription's polling thread.
+    private final Queue<StreamGap> streamGaps = new ConcurrentLinkedQueue<>();
 
     private static final long READER_DRAIN_MILLIS = 1000;
     // How long close() waits for the two threads; both end at once when the socket closes.
@@ -108,6 +113,14 @@ final class ControlConnection implements AutoCloseable {
         return subscriptionError;
     }
 
+    /**
+     * The oldest STREAM_GAP the daemon sent on this connection and nobody took yet, null if none
+     * (docs/formats.md, "STREAM_GAP").
+     */
+    StreamGap nextStreamGap() {
+        return streamGaps.poll();
+    }
+
     private void write(Frame frame) throws IOException {
         try {
             writeLocked(frame);
@@ -156,6 +169,11 @@ final class ControlConnection implements AutoCloseable {
         ControlMessage message = frame.message();
         if (message instanceof Heartbeat heartbeat) {
             peerTimeoutNanos = heartbeat.timeoutNs();
+            return;
+        }
+        if (message instanceof StreamGap gap) {
+            // Request id 0, answering nothing: news about the subscription, which takes it.
+            streamGaps.add(gap);
             return;
         }
         CompletableFuture<ControlMessage> answer = pending.remove(frame.requestId());

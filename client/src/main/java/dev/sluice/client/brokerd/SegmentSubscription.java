@@ -6,6 +6,7 @@ import dev.sluice.client.protocol.ControlMessage;
 import dev.sluice.client.protocol.ErrorCode;
 import dev.sluice.client.protocol.ErrorMessage;
 import dev.sluice.client.protocol.Release;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.protocol.StreamStart;
 import dev.sluice.client.protocol.Subscribed;
 import dev.sluice.client.segment.ArrowBatchReader;
@@ -161,6 +162,20 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
         if (processedThrough >= 0 && connection.isOpen()) {
             connection.send(new Release(subscriptionId, processedThrough));
         }
+    }
+
+    /**
+     * The oldest STREAM_GAP about this subscription not taken yet, null if none. A report on the
+     * connection of an earlier subscription (before the daemon went away) is lost with it: the
+     * daemon that serves the renewed one reports a hole that remains past its own timeout.
+     */
+    final StreamGap nextStreamGap() {
+        for (StreamGap gap; (gap = connection.nextStreamGap()) != null; ) {
+            if (gap.subscriptionId() == subscriptionId) {
+                return gap;
+            }
+        }
+        return null;
     }
 
     void released(B batch) {

@@ -2,14 +2,16 @@ package dev.sluice.client.stream;
 
 import dev.sluice.client.annotation.Internal;
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /**
  * The reader's logic over a {@link ChunkSource}, apart from any I/O: which chunks are this reader's
  * (its residue class of {@code seq} when the stream is shared), when each is due (pacing),
- * starvation, the end of the stream, and the delivery progress. Single-threaded, like the reader;
- * only {@link #stats} may be called from another thread.
+ * starvation, the holes the daemon reported, the end of the stream, and the delivery progress.
+ * Single-threaded, like the reader; only {@link #stats} may be called from another thread.
  */
 @Internal
 final class ChunkDelivery {
@@ -32,6 +34,11 @@ final class ChunkDelivery {
     private boolean closed;
     private StreamChunk held;
 
+    // Holes the daemon reported, not told yet: each is thrown once this reader has got to it.
+    private final ArrayDeque<ChunkGap> gaps = new ArrayDeque<>();
+    // The hole told last, until a chunk past it comes.
+    private ChunkGap currentGap;
+
     // Pacing: the chunk being waited for was not there at its due time.
     private boolean starving;
     private long starvingDueNanos;
@@ -49,6 +56,7 @@ final class ChunkDelivery {
     private long latestHandoutNanos;
     private long bytesBeforeLatest;
     private long latestSize;
+    private long gapsReported;
     private volatile StreamReaderStats snapshot;
 
     ChunkDelivery(
@@ -84,6 +92,8 @@ final class ChunkDelivery {
 
     /**
      * This reader's next chunk, once it is due; null if the wait ran out first or the stream ended.
+     *
+     * @throws StreamGapException once per hole the daemon reported, when this reader waits at it
      */
     StreamChunk acquire(long timeoutNanos) throws IOException {
         if (closed) {
@@ -163,8 +173,13 @@ final class ChunkDelivery {
     private ChunkSource.Chunk nextOwn(long timeoutNanos) throws IOException {
         long deadline = clock.nanoTime() + Math.max(0, timeoutNanos);
         while (true) {
+            tellGap();
             ChunkSource.Chunk chunk = source.next(Math.max(0, deadline - clock.nanoTime()));
             if (chunk == null) {
+                if (takeGaps()) {
+                    // A report woke the wait: told above if this reader is at its hole.
+                    continue;
+                }
                 return null;
             }
             if (chunk.seq() != expectedSeq) {
@@ -182,6 +197,12 @@ final class ChunkDelivery {
                                 + " was due; the daemon delivers every stream in seq order from 0");
             }
             expectedSeq++;
+            if (currentGap != null
+                    && Long.compareUnsigned(expectedSeq, currentGap.missingTo()) > 0) {
+                // The hole is filled.
+                currentGap = null;
+                publishStats();
+            }
             if (Long.remainderUnsigned(chunk.seq(), readerCount) == readerIndex) {
                 return chunk;
             }
@@ -194,6 +215,37 @@ final class ChunkDelivery {
                 return null;
             }
             progressListener.accept(progress());
+        }
+    }
+
+    /** Moves the source's gap reports here; whether there was one. */
+    private boolean takeGaps() {
+        boolean took = false;
+        for (ChunkGap gap; (gap = source.takeGap()) != null; ) {
+            gaps.add(gap);
+            took = true;
+        }
+        return took;
+    }
+
+    /**
+     * Throws the oldest reported hole once this reader waits at it. Every reader of the stream
+     * walks every {@code seq}, so each one waits at the hole, whichever residue class the missing
+     * chunks are in. A report that came before the chunks below its hole waits for them; one whose
+     * hole was filled before it came is dropped, as no reader waits there anymore.
+     */
+    private void tellGap() throws StreamGapException {
+        for (ChunkGap gap; (gap = gaps.peek()) != null; ) {
+            if (Long.compareUnsigned(expectedSeq, gap.missingFrom()) < 0) {
+                return;
+            }
+            gaps.poll();
+            if (Long.compareUnsigned(expectedSeq, gap.missingTo()) <= 0) {
+                currentGap = gap;
+                gapsReported++;
+                publishStats();
+                throw new StreamGapException(job, stream, gap);
+            }
         }
     }
 
@@ -268,6 +320,8 @@ final class ChunkDelivery {
                 s.targetRateBytesPerSecond(),
                 s.achievedRateBytesPerSecond(),
                 s.endOfStream(),
+                s.gapsReported(),
+                s.currentGap(),
                 progressRecordsSent,
                 progressSendFailures);
     }
@@ -286,6 +340,8 @@ final class ChunkDelivery {
                                 : OptionalLong.of(pacer.rateBytesPerSecond()),
                         achieved,
                         ended,
+                        gapsReported,
+                        Optional.ofNullable(currentGap),
                         0,
                         0);
     }

@@ -14,9 +14,18 @@ interface ChunkSource extends AutoCloseable {
 
     /**
      * The stream's next chunk, waiting up to {@code timeoutNanos} (0: only if it is there now);
-     * null if it did not come. The previous chunk must be {@linkplain Chunk#done() done} first.
+     * null if it did not come, or sooner when a gap report came meanwhile ({@link #takeGap()}). The
+     * previous chunk must be {@linkplain Chunk#done() done} first.
      */
     Chunk next(long timeoutNanos) throws IOException;
+
+    /**
+     * The oldest hole the daemon reported in the stream (STREAM_GAP, docs/formats.md) that {@link
+     * #next} came upon and nobody took yet; null if none. Reports come in the order the source got
+     * them, which need not be that of the chunks: one may come before the chunks below its hole, or
+     * after the chunk that filled it.
+     */
+    ChunkGap takeGap();
 
     @Override
     void close() throws IOException;

@@ -5,10 +5,12 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.ChunkBatch;
 import dev.sluice.client.brokerd.ChunkSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.thread.SluiceThreads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -44,6 +46,11 @@ import org.apache.arrow.vector.VarBinaryVector;
  * there. So a chunk handed to a paced reader that already has one waiting is copied to the heap and
  * its slot share is given back at once, up to {@code heapBufferBytes} per subscription; the chunk a
  * reader will read next stays in place.
+ *
+ * <p>The daemon's reports of a hole in a stream (STREAM_GAP) go to every reader of that stream, in
+ * its inbox after the chunks handed out before: each of them waits at the hole, whatever its share
+ * of the stream ({@link ChunkDelivery} tells it when it gets there). The readers of the job's other
+ * streams are not told.
  *
  * <p>The dispatcher ends, and the subscription leaves the process's registry, when its last reader
  * leaves; that reader's close returns once it has (docs/architecture.md, "Threads").
@@ -152,8 +159,10 @@ final class SharedChunkSubscription {
                 }
                 last = members.isEmpty();
             }
-            for (Held row; (row = member.inbox.poll()) != null; ) {
-                row.done();
+            for (Entry entry; (entry = member.inbox.poll()) != null; ) {
+                if (entry instanceof Held row) {
+                    row.done();
+                }
             }
             if (last) {
                 if (key != null) {
@@ -185,6 +194,7 @@ final class SharedChunkSubscription {
                     openBatches++;
                     handOut(batch);
                 }
+                handOutGaps();
             }
         } catch (IOException e) {
             failure = e;
@@ -224,7 +234,7 @@ final class SharedChunkSubscription {
                 seen.add(stream);
                 for (Member member : members.getOrDefault(stream, List.of())) {
                     Row row = new Row(shared, i);
-                    boolean behind = !member.inbox.isEmpty() || !waiting.add(member);
+                    boolean behind = member.hasChunkWaiting() || !waiting.add(member);
                     HeapChunk copy = member.paced && behind ? copy(row) : null;
                     if (copy == null) {
                         inPlace++;
@@ -245,6 +255,23 @@ final class SharedChunkSubscription {
         }
     }
 
+    /**
+     * Puts each hole the daemon reported in the inboxes of its stream's readers. The subscription
+     * reads one job, the reports' too.
+     */
+    private void handOutGaps() {
+        for (StreamGap gap; (gap = subscription.nextGap()) != null; ) {
+            GapReport report =
+                    new GapReport(
+                            new ChunkGap(gap.missingFrom(), gap.missingTo(), gap.waitedNanos()));
+            synchronized (this) {
+                for (Member member : members.getOrDefault(gap.stream(), List.of())) {
+                    member.inbox.add(report);
+                }
+            }
+        }
+    }
+
     /** A heap copy of {@code row}, or null when the heap buffer has no room for it. */
     private HeapChunk copy(Row row) {
         int size = row.size();
@@ -257,8 +284,14 @@ final class SharedChunkSubscription {
         return new HeapChunk(row.seq(), row.isEndOfStream(), bytes.asReadOnlyBuffer());
     }
 
+    /** What a reader's inbox holds: its stream's chunks and the holes reported in it, in order. */
+    private interface Entry {}
+
+    /** A hole the daemon reported in the reader's stream. */
+    private record GapReport(ChunkGap gap) implements Entry {}
+
     /** A chunk in a reader's inbox: given back once, which cannot fail. */
-    private abstract static class Held implements ChunkSource.Chunk {
+    private abstract static class Held implements ChunkSource.Chunk, Entry {
         private final long seq;
         private final boolean eos;
         private final AtomicBoolean done = new AtomicBoolean();
@@ -302,9 +335,11 @@ final class SharedChunkSubscription {
     private final class Member implements ChunkSource {
         final String stream;
         final boolean paced;
-        final LinkedBlockingQueue<Held> inbox = new LinkedBlockingQueue<>();
+        final LinkedBlockingQueue<Entry> inbox = new LinkedBlockingQueue<>();
         // Handed out, not yet done: done on close, so that the others get its slot back.
         private Held current;
+        // Reports next() came upon, for takeGap(): the reader's thread alone uses them.
+        private final ArrayDeque<ChunkGap> gaps = new ArrayDeque<>();
         private boolean closed;
 
         Member(String stream, boolean paced) {
@@ -312,11 +347,16 @@ final class SharedChunkSubscription {
             this.paced = paced;
         }
 
+        /** Whether a chunk waits in the inbox (a gap report alone is none). */
+        boolean hasChunkWaiting() {
+            return inbox.stream().anyMatch(Held.class::isInstance);
+        }
+
         @Override
         public Chunk next(long timeoutNanos) throws IOException {
-            Held row;
+            Entry entry;
             try {
-                row =
+                entry =
                         timeoutNanos <= 0
                                 ? inbox.poll()
                                 : inbox.poll(timeoutNanos, TimeUnit.NANOSECONDS);
@@ -324,11 +364,20 @@ final class SharedChunkSubscription {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while waiting for a chunk", e);
             }
-            if (row == null && failure != null) {
+            if (entry instanceof GapReport report) {
+                gaps.add(report.gap());
+                return null;
+            }
+            if (entry == null && failure != null) {
                 throw new IOException("the subscription ended: " + failure.getMessage(), failure);
             }
-            current = row;
-            return row;
+            current = (Held) entry;
+            return current;
+        }
+
+        @Override
+        public ChunkGap takeGap() {
+            return gaps.poll();
         }
 
         @Override

@@ -36,6 +36,8 @@ public final class SimpleStreamReader implements AutoCloseable {
      * ended ({@link #isClosed()} tells which).
      *
      * @throws IllegalStateException after {@link #close()}
+     * @throws StreamGapException once per hole the daemon reported in the stream, as {@link
+     *     StreamReader#acquire} does: polling again waits on for the missing chunks
      */
     public byte[] poll(Duration timeout) throws IOException {
         if (reader.isClosed()) {

@@ -52,6 +52,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * After the last chunk ({@link StreamChunk#isEndOfStream()}) {@link #isEndOfStream()} is true, the
  * subscription is given back, and {@code acquire} returns null at once.
  *
+ * <p><b>Gaps.</b> When the stream's next chunks are missing at the daemon past its {@code
+ * sluice.gap.timeout.ms} (a producer lost them, or is that late), the daemon reports the hole once
+ * (STREAM_GAP, docs/formats.md), and {@link #acquire} throws a {@link StreamGapException} naming
+ * the job, the stream, the missing seqs and how long the daemon waited, once, when this reader has
+ * got to the hole. The reader stays usable: {@code acquire} again waits on for the missing chunks,
+ * which arrive in order if a producer writes them; whether to wait, alert or give up (close) is the
+ * application's call. Every reader of a shared stream is told, as each one waits at the hole;
+ * readers of other streams are not. {@link StreamReaderStats#gapsReported()} counts the holes told
+ * and {@link StreamReaderStats#currentGap()} names the one still open.
+ *
  * <p><b>Constant speed.</b> With a rate ({@link Builder#pacing}, or the job's), chunk {@code k + 1}
  * is handed out no earlier than {@code size(k) / rate} seconds after chunk {@code k}, on an
  * absolute schedule started by the first chunk; the reader waits parked ({@code
@@ -136,6 +146,9 @@ public final class StreamReader implements AutoCloseable {
      * returns null. Null at once after the end of the stream.
      *
      * @throws IllegalStateException if the previous chunk was not released, or the reader is closed
+     * @throws StreamGapException once per hole the daemon reported in the stream, when this reader
+     *     has got to it; the reader stays usable, and acquiring again waits on for the missing
+     *     chunks
      * @throws IOException if the daemon ended the subscription for good ({@link
      *     dev.sluice.client.brokerd.BrokerdException}) or the stream broke its order
      */

@@ -1,6 +1,7 @@
 package dev.sluice.client.stream;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -18,6 +19,10 @@ import java.util.OptionalLong;
  *     consumed in the interval after its handout, so at a kept schedule this is the target rate; 0
  *     before the second chunk
  * @param endOfStream whether the reader has reached the end of the stream
+ * @param gapsReported holes in the stream the daemon reported and {@link StreamReader#acquire}
+ *     threw as a {@link StreamGapException}, once each
+ * @param currentGap the hole thrown last while the reader still waits for its missing chunks; empty
+ *     once a chunk past it came, or if none was reported
  * @param progressRecordsSent delivery-progress records the broker acknowledged
  * @param progressSendFailures delivery-progress records that could not be sent (logged; the next
  *     one carries the same information, newer)
@@ -31,5 +36,7 @@ public record StreamReaderStats(
         OptionalLong targetRateBytesPerSecond,
         double achievedRateBytesPerSecond,
         boolean endOfStream,
+        long gapsReported,
+        Optional<ChunkGap> currentGap,
         long progressRecordsSent,
         long progressSendFailures) {}

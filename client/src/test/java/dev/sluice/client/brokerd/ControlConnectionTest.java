@@ -1,9 +1,14 @@
 package dev.sluice.client.brokerd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
+import dev.sluice.client.protocol.ControlCodec;
+import dev.sluice.client.protocol.Frame;
+import dev.sluice.client.protocol.StreamGap;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -13,7 +18,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A connection's two threads end with it (docs/architecture.md, "Threads"). */
+/**
+ * A connection's two threads end with it (docs/architecture.md, "Threads"); what the daemon sends
+ * answering no request reaches the subscription.
+ */
 class ControlConnectionTest {
     @TempDir Path dir;
 
@@ -38,6 +46,35 @@ class ControlConnectionTest {
 
                 assertThat(started).noneMatch(Thread::isAlive);
                 assertThat(connection.isOpen()).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void aStreamGapAnsweringNoRequestIsKeptForTheSubscriptionAndTheConnectionStaysOpen()
+            throws Exception {
+        Path socket = dir.resolve("brokerd.sock");
+        StreamGap gap = new StreamGap(7, 2, 3, 1_500_000_000L, "job-1", "cyan");
+        try (ServerSocketChannel daemon = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            daemon.bind(UnixDomainSocketAddress.of(socket));
+            try (ControlConnection connection =
+                            ControlConnection.open(socket, Duration.ofSeconds(10));
+                    SocketChannel accepted = daemon.accept()) {
+                // docs/formats.md, STREAM_GAP: request id 0, in version 3.
+                accepted.write(ByteBuffer.wrap(ControlCodec.encode(new Frame(0, gap, 3))));
+
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                StreamGap received;
+                while ((received = connection.nextStreamGap()) == null) {
+                    if (System.nanoTime() - deadline > 0) {
+                        fail("the STREAM_GAP did not reach the connection's queue in 10 s");
+                    }
+                    // Polled: the reader thread queues it, and nothing wakes this one.
+                    Thread.sleep(1);
+                }
+                assertThat(received).isEqualTo(gap);
+                assertThat(connection.nextStreamGap()).as("taken once").isNull();
+                assertThat(connection.isOpen()).isTrue();
             }
         }
     }

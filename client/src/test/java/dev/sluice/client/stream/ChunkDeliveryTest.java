@@ -271,6 +271,117 @@ class ChunkDeliveryTest {
     }
 
     @Test
+    void aReportedGapIsThrownOnceAndTheReaderWaitsOnForTheMissingChunk() throws IOException {
+        // Paced at 10 000 bytes/s: 2 is due at 200 ms; the daemon reports it missing at 500 ms,
+        // and it comes at 2000 ms.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0);
+        source.gap(2, 2, 300 * MS, t0 + 500 * MS);
+        source.add(2, false, 1000, t0 + 2000 * MS).add(3, true, 1000, t0 + 2000 * MS);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        delivery.acquire(FOREVER).release();
+        delivery.acquire(FOREVER).release();
+
+        assertThatThrownBy(() -> delivery.acquire(FOREVER))
+                .isInstanceOfSatisfying(
+                        StreamGapException.class,
+                        e -> {
+                            assertThat(e.job()).isEqualTo("job-1");
+                            assertThat(e.stream()).isEqualTo("cyan");
+                            assertThat(e.gap()).isEqualTo(new ChunkGap(2, 2, 300 * MS));
+                        })
+                .hasMessageStartingWith(
+                        "stream job-1/cyan waits for chunk 2, missing at the daemon")
+                .hasMessageContaining("had waited 300 ms");
+        // Told when the report came, not when the wait ran out.
+        assertThat(clock.nanoTime() - t0).isEqualTo(500 * MS);
+        StreamReaderStats gapped = delivery.stats(0, 0);
+        assertThat(gapped.gapsReported()).isEqualTo(1);
+        assertThat(gapped.currentGap()).contains(new ChunkGap(2, 2, 300 * MS));
+
+        List<Long> seqs = new ArrayList<>();
+        List<Long> times = readAll(delivery, seqs);
+
+        assertThat(seqs).containsExactly(2L, 3L);
+        assertThat(times).containsExactly(2000L, 2100L);
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.gapsReported()).isEqualTo(1);
+        assertThat(stats.currentGap()).isEmpty();
+        // The wait at the hole is one starvation, from 2's due time to its arrival.
+        assertThat(stats.starvationEvents()).isEqualTo(1);
+        assertThat(stats.starvedNanos()).isEqualTo(1800 * MS);
+        assertThat(source.done).containsExactly(0L, 1L, 2L, 3L);
+    }
+
+    @Test
+    void everyReaderOfASharedStreamIsToldOfAGapWhateverItsShare() throws IOException {
+        for (int i = 0; i < 2; i++) {
+            long start = clock.nanoTime();
+            ScriptedSource source = new ScriptedSource(clock);
+            source.add(0, false, 10, start).add(1, false, 10, start).add(2, false, 10, start);
+            source.gap(3, 4, 100 * MS, start + 100 * MS);
+            long later = start + 1000 * MS;
+            source.add(3, false, 10, later).add(4, false, 10, later).add(5, true, 10, later);
+            ChunkDelivery delivery = delivery(source, 0, i, 2);
+
+            List<String> events = readAllTellingGaps(delivery);
+
+            // 3 is reader 1's, 4 reader 0's: both wait at 3.
+            assertThat(events)
+                    .as("reader %d", i)
+                    .containsExactlyElementsOf(
+                            i == 0
+                                    ? List.of("0", "2", "gap 3 to 4", "4")
+                                    : List.of("1", "gap 3 to 4", "3", "5"));
+            assertThat(delivery.isEndOfStream()).isTrue();
+            assertThat(source.done).containsExactly(0L, 1L, 2L, 3L, 4L, 5L);
+        }
+    }
+
+    @Test
+    void aReportThatCameBeforeTheChunksBelowItsHoleIsToldWhenTheReaderGetsThere()
+            throws IOException {
+        // The reader is behind: 0 and 1 are there, but the report came first.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.gap(2, 2, 100 * MS, t0);
+        source.add(0, false, 10, t0).add(1, false, 10, t0);
+        source.add(2, false, 10, t0 + 1000 * MS).add(3, true, 10, t0 + 1000 * MS);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+
+        assertThat(readAllTellingGaps(delivery)).containsExactly("0", "1", "gap 2", "2", "3");
+    }
+
+    @Test
+    void aReportWhoseHoleWasFilledBeforeItCameIsNotTold() throws IOException {
+        // 2 comes at 400 ms, its report (sent before 2 reached the daemon) at 500 ms.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 10, t0).add(1, false, 10, t0).add(2, false, 10, t0 + 400 * MS);
+        source.gap(2, 2, 100 * MS, t0 + 500 * MS);
+        source.add(3, true, 10, t0 + 1000 * MS);
+        ChunkDelivery delivery = delivery(source, 0, 0, 1);
+
+        assertThat(readAllTellingGaps(delivery)).containsExactly("0", "1", "2", "3");
+        assertThat(delivery.stats(0, 0).gapsReported()).isZero();
+        // The report was taken on the way (it woke the wait for 3), not left behind.
+        assertThat(source.takeGap()).isNull();
+    }
+
+    /** Reads to the end like {@link #readAll}: each chunk's seq, and "gap S" for a gap thrown. */
+    private static List<String> readAllTellingGaps(ChunkDelivery delivery) throws IOException {
+        List<String> events = new ArrayList<>();
+        while (!delivery.isEndOfStream()) {
+            try (StreamChunk chunk = delivery.acquire(FOREVER)) {
+                if (chunk != null) {
+                    events.add(Long.toString(chunk.seq()));
+                }
+            } catch (StreamGapException e) {
+                events.add("gap " + e.gap().missingSeqs());
+            }
+        }
+        return events;
+    }
+
+    @Test
     void oneChunkIsHeldAtATimeAndItsViewIsTheSourcesBytes() throws IOException {
         ScriptedSource source = new ScriptedSource(clock).chunks(2, 5, t0);
         ChunkDelivery delivery = delivery(source, 0, 0, 1);

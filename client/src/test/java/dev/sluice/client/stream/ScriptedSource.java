@@ -7,17 +7,23 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * A stream whose chunks arrive at scripted times of a {@link FakeClock}: waiting for one advances
- * the clock to its arrival, as the daemon's doorbell would wake the reader then.
+ * A stream whose chunks, and the daemon's reports of holes in it, arrive at scripted times of a
+ * {@link FakeClock}: waiting for one advances the clock to its arrival, as the daemon's doorbell or
+ * the dispatcher would wake the reader then. A report that arrives no later than the next chunk
+ * comes first.
  */
 final class ScriptedSource implements ChunkSource {
     private final FakeClock clock;
     private final Deque<Scripted> pending = new ArrayDeque<>();
+    private final Deque<ScriptedGap> pendingGaps = new ArrayDeque<>();
+    private final Deque<ChunkGap> arrivedGaps = new ArrayDeque<>();
     private Scripted current;
     final List<Long> done = new ArrayList<>();
     boolean closed;
 
     record Scripted(long seq, boolean eos, byte[] payload, long arrivalNanos) {}
+
+    record ScriptedGap(ChunkGap gap, long arrivalNanos) {}
 
     ScriptedSource(FakeClock clock) {
         this.clock = clock;
@@ -40,6 +46,17 @@ final class ScriptedSource implements ChunkSource {
         return this;
     }
 
+    /** Adds a report of the hole {@code from..to} (in arrival order with the other reports). */
+    ScriptedSource gap(long from, long to, long waitedNanos, long arrivalNanos) {
+        pendingGaps.add(new ScriptedGap(new ChunkGap(from, to, waitedNanos), arrivalNanos));
+        return this;
+    }
+
+    @Override
+    public ChunkGap takeGap() {
+        return arrivedGaps.poll();
+    }
+
     @Override
     public Chunk next(long timeoutNanos) {
         if (current != null) {
@@ -50,6 +67,14 @@ final class ScriptedSource implements ChunkSource {
         }
         Scripted next = pending.peek();
         long deadline = clock.nanoTime() + timeoutNanos;
+        ScriptedGap gap = pendingGaps.peek();
+        if (gap != null
+                && gap.arrivalNanos() <= deadline
+                && (next == null || gap.arrivalNanos() <= next.arrivalNanos())) {
+            clock.advanceTo(gap.arrivalNanos());
+            arrivedGaps.add(pendingGaps.poll().gap());
+            return null;
+        }
         if (next == null || next.arrivalNanos() > deadline) {
             clock.advanceTo(deadline);
             return null;
