@@ -8,6 +8,7 @@ import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
@@ -17,9 +18,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -43,12 +46,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link StreamReader} against the real broker and a real {@code sluice-brokerd}: chunks written
  * out of order over several partitions, one twice, as many producers would (seed 001 §4.3), come
  * out of each reader complete, in order and with their end; readers of several streams and readers
- * sharing a stream run at once; pacing keeps its rate; progress lands on the progress topic.
+ * sharing a stream run at once; pacing keeps its rate; progress lands on the progress topic; a hole
+ * the daemon reports reaches the readers of its stream.
  */
 class StreamReaderIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -433,6 +438,100 @@ class StreamReaderIT {
     }
 
     private record Result(List<Long> seqs, DeliveryProgress progress) {}
+
+    /**
+     * A hole in a stream, reported by a daemon with a short {@code sluice.gap.timeout.ms}, is
+     * thrown once to each of the stream's two readers, and not to the reader of the job's other
+     * stream sharing their subscription; once the missing chunk is written, the readers go on in
+     * order to the end (docs/stream-reader.md, "Gaps").
+     */
+    @Test
+    void aGapReachesEveryReaderOfItsStreamOnceAndTheStreamGoesOnWhenItIsFilled(@TempDir Path dir)
+            throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        int size = 256;
+        try (BrokerdProcess daemon =
+                BrokerdProcess.start(
+                        BrokerdProcess.defaultBinary(),
+                        KAFKA.bootstrapServers(),
+                        dir.resolve("gap.sock"),
+                        Map.of("sluice.gap.timeout.ms", "300"))) {
+            BrokerdClient client = BrokerdClient.builder(daemon.socket()).build();
+            try (StreamReader even = gapReader(client, topic, "cyan", 0, 2);
+                    StreamReader odd = gapReader(client, topic, "cyan", 1, 2);
+                    StreamReader black = gapReader(client, topic, "black", 0, 1)) {
+                assertThat(SharedChunkSubscription.openCount()).isEqualTo(1);
+                // cyan: 0, 1 and 3 (its end); 2 is missing. black: 0 and 1, nothing held.
+                send(
+                        List.of(
+                                chunk(topic, "job-g", "cyan", 0, 4, size),
+                                chunk(topic, "job-g", "cyan", 1, 4, size),
+                                chunk(topic, "job-g", "cyan", 3, 4, size),
+                                chunk(topic, "job-g", "black", 0, 3, size),
+                                chunk(topic, "job-g", "black", 1, 3, size)));
+
+                List<Long> evenSeqs = new ArrayList<>();
+                List<Long> oddSeqs = new ArrayList<>();
+                for (StreamGapException gap :
+                        List.of(untilGap(even, size, evenSeqs), untilGap(odd, size, oddSeqs))) {
+                    assertThat(gap.job()).isEqualTo("job-g");
+                    assertThat(gap.stream()).isEqualTo("cyan");
+                    assertThat(gap.gap().missingFrom()).isEqualTo(2);
+                    assertThat(gap.gap().missingTo()).isEqualTo(2);
+                    assertThat(gap.gap().waitedNanos())
+                            .isGreaterThanOrEqualTo(Duration.ofMillis(300).toNanos());
+                    assertThat(gap).hasMessageStartingWith("stream job-g/cyan waits for chunk 2");
+                }
+                assertThat(evenSeqs).containsExactly(0L);
+                assertThat(oddSeqs).containsExactly(1L);
+                for (StreamReader reader : List.of(even, odd)) {
+                    // Told once: acquiring again waits on.
+                    assertThat(reader.acquire(Duration.ofMillis(200))).isNull();
+                    assertThat(reader.stats().gapsReported()).isEqualTo(1);
+                    assertThat(reader.stats().currentGap()).isPresent();
+                }
+                // black's readers wait too, for chunk 2, but no hole of theirs was reported.
+                assertThat(read(black, size, 2, new ArrayList<>())).containsExactly(0L, 1L);
+                assertThat(black.acquire(Duration.ofMillis(200))).isNull();
+
+                send(
+                        List.of(
+                                chunk(topic, "job-g", "cyan", 2, 4, size),
+                                chunk(topic, "job-g", "black", 2, 3, size)));
+
+                assertThat(readToEnd(even, size)).containsExactly(2L);
+                assertThat(readToEnd(odd, size)).containsExactly(3L);
+                assertThat(readToEnd(black, size)).containsExactly(2L);
+                for (StreamReader reader : List.of(even, odd)) {
+                    assertThat(reader.stats().gapsReported()).isEqualTo(1);
+                    assertThat(reader.stats().currentGap()).isEmpty();
+                }
+                assertThat(black.stats().gapsReported()).isZero();
+            }
+        }
+    }
+
+    private static StreamReader gapReader(
+            BrokerdClient client, String topic, String stream, int index, int count)
+            throws IOException {
+        return StreamReader.builder(client, "job-g", stream)
+                .topic(topic)
+                .partitions(PARTITIONS)
+                .share(index, count)
+                .open();
+    }
+
+    /** Reads (checking payloads, into {@code seqs}) until acquire throws a gap. */
+    private static StreamGapException untilGap(StreamReader reader, int size, List<Long> seqs)
+            throws IOException {
+        try {
+            read(reader, size, Integer.MAX_VALUE, seqs);
+        } catch (StreamGapException gap) {
+            return gap;
+        }
+        return fail(
+                "%s#%d ended without a gap; got %s", reader.stream(), reader.readerIndex(), seqs);
+    }
 
     @Test
     void aPacedReaderKeepsItsRateAndDoesNotStarveWhenTheDataIsThere() throws Exception {
