@@ -44,7 +44,7 @@ class NativeFetchSourceTest : public testing::Test {
     ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
               RD_KAFKA_RESP_ERR_NO_ERROR);
     bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-    session_ = FetchSession::Create({{"bootstrap.servers", bootstraps_}}, "").MoveValue();
+    session_ = FetchSession::Create({{"bootstrap.servers", bootstraps_}}, "", true).MoveValue();
   }
 
   // Record i goes to partition i % kPartitions, with key "k<i>" (null for every 7th), its value

@@ -316,7 +316,8 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
   }
 }
 
-Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request, ErrorCode& code) {
+Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
+                                             bool read_committed, ErrorCode& code) {
   code = ErrorCode::kBadRequest;
   if (request.reorder_window_bytes > config_.reorder_window_bytes) {
     return Status::InvalidArgument(
@@ -349,7 +350,8 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   }
 
   code = ErrorCode::kInternal;
-  SLUICE_ASSIGN_OR_RETURN(FetchSession * metadata, SessionFor(request.group_id, "", {}));
+  SLUICE_ASSIGN_OR_RETURN(FetchSession * metadata,
+                          SessionFor(request.group_id, read_committed, "", {}));
   Result<std::vector<PartitionLeader>> described = metadata->Describe(request.topic, kKafkaTimeout);
   if (!described.ok()) {
     if (described.status().code() == StatusCode::kInvalidArgument) code = ErrorCode::kUnknownTopic;
@@ -405,6 +407,7 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   plan.kafka = config_.kafka;
   plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&
                       NativeFetchSettings::Applies(config_.kafka);
+  plan.read_committed = read_committed;
   if (request.mode == protocol::Mode::kChunkStreams) {
     plan.kind = ObjectKind::kChunks;
     plan.sequencing.window_bytes = request.reorder_window_bytes != 0 ? request.reorder_window_bytes
@@ -419,33 +422,42 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   return plan;
 }
 
-Result<FetchSession*> ControlServer::SessionFor(const std::string& group_id,
+Result<FetchSession*> ControlServer::SessionFor(const std::string& group_id, bool read_committed,
                                                 const std::string& topic,
                                                 const std::vector<int32_t>& partitions) {
   for (const auto& session : sessions_) {
-    if (session->group_id() == group_id && session->CanTake(topic, partitions)) {
+    if (session->group_id() == group_id && session->read_committed() == read_committed &&
+        session->CanTake(topic, partitions)) {
       return session.get();
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(auto session, FetchSession::Create(config_.kafka, group_id));
+  SLUICE_ASSIGN_OR_RETURN(auto session,
+                          FetchSession::Create(config_.kafka, group_id, read_committed));
   Log(LogLevel::kInfo, "fetch_session_created",
       {{"group", group_id.empty() ? "-" : group_id},
-       {"sessions", std::to_string(sessions_.size() + 1)}});
+       {"sessions", std::to_string(sessions_.size() + 1)},
+       {"isolation", read_committed ? "read_committed" : "read_uncommitted"}});
   sessions_.push_back(std::move(session));
   return sessions_.back().get();
 }
 
 void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
                               const protocol::Subscribe& request) {
+  // The subscription's own isolation level from version 3 on; before, the daemon's
+  // (docs/formats.md, SUBSCRIBE).
+  const bool read_committed = connection.version >= protocol::kIsolationAndGapVersion
+                                  ? !request.read_uncommitted
+                                  : ReadsCommitted(config_.kafka);
   ErrorCode code = ErrorCode::kInternal;
-  Result<SubscriptionPlan> plan = Plan(request, code);
+  Result<SubscriptionPlan> plan = Plan(request, read_committed, code);
   if (!plan.ok()) {
     SendError(connection, request_id, 0, code, plan.status().message());
     return;
   }
   std::vector<int32_t> partitions;
   for (const auto& [partition, offset] : plan->starts) partitions.push_back(partition);
-  Result<FetchSession*> session = SessionFor(request.group_id, plan->topic, partitions);
+  Result<FetchSession*> session =
+      SessionFor(request.group_id, read_committed, plan->topic, partitions);
   if (!session.ok()) {
     SendError(connection, request_id, 0, ErrorCode::kInternal, session.status().message());
     return;
@@ -468,6 +480,7 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
        {"partitions", std::to_string(partitions.size())},
        {"segment", (*subscription)->segment_name()},
        {"group", request.group_id.empty() ? "-" : request.group_id},
+       {"isolation", read_committed ? "read_committed" : "read_uncommitted"},
        {"pid", std::to_string(connection.peer.pid)}});
   protocol::Subscribed answer = (*subscription)->Answer();
   // A version-1 reader finds the segment in the folder it was configured with.

@@ -67,8 +67,11 @@ class ControlServer {
   void Receive(Connection& connection);
   void Handle(Connection& connection, const protocol::Frame& frame);
   void Subscribe(Connection& connection, uint64_t request_id, const protocol::Subscribe& request);
-  Result<SubscriptionPlan> Plan(const protocol::Subscribe& request, protocol::ErrorCode& code);
-  Result<FetchSession*> SessionFor(const std::string& group_id, const std::string& topic,
+  Result<SubscriptionPlan> Plan(const protocol::Subscribe& request, bool read_committed,
+                                protocol::ErrorCode& code);
+  // A session of the group and isolation level that can take the partitions, made if none can.
+  Result<FetchSession*> SessionFor(const std::string& group_id, bool read_committed,
+                                   const std::string& topic,
                                    const std::vector<int32_t>& partitions);
   void EndSubscription(Connection& connection, uint64_t id);
   void Send(Connection& connection, uint64_t request_id, protocol::Message message);

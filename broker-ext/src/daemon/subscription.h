@@ -42,6 +42,9 @@ struct SubscriptionPlan {
   std::chrono::milliseconds liveness_timeout{5000};
   ObjectKind kind = ObjectKind::kRecords;
   bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
+  // Committed records only, or those of open and aborted transactions too; the session's level
+  // must agree (docs/formats.md, SUBSCRIBE's READ_UNCOMMITTED).
+  bool read_committed = true;
   std::chrono::milliseconds pause_after{100};
   // CHUNK_STREAMS only:
   ChunkSequencer::Options sequencing;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <thread>
 
@@ -75,8 +76,20 @@ constexpr const char* kNoGroup = "sluice-brokerd.no-group";
 
 }  // namespace
 
+bool ReadsCommitted(const KafkaSettings& settings) {
+  bool committed = true;
+  for (const auto& [key, value] : settings) {
+    if (key != "isolation.level") continue;
+    std::string level = value;
+    std::ranges::transform(level, level.begin(), [](unsigned char c) { return std::tolower(c); });
+    committed = level != "read_uncommitted";
+  }
+  return committed;
+}
+
 Result<std::unique_ptr<FetchSession>> FetchSession::Create(const KafkaSettings& settings,
-                                                           const std::string& group_id) {
+                                                           const std::string& group_id,
+                                                           bool read_committed) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   std::array<char, 512> error{};
   auto set = [&](const std::string& key, const std::string& value) -> Status {
@@ -91,12 +104,14 @@ Result<std::unique_ptr<FetchSession>> FetchSession::Create(const KafkaSettings& 
     if (status.ok()) status = set(key, value);
   }
   // What the daemon's correctness rests on comes last, so no setting overrides it: offsets are
-  // committed only as readers release, and topics are never created by reading them.
+  // committed only as readers release, topics are never created by reading them, and the
+  // isolation level is the subscriptions'.
   for (const auto& [key, value] :
        KafkaSettings{{"group.id", group_id.empty() ? kNoGroup : group_id},
                      {"enable.auto.commit", "false"},
                      {"enable.auto.offset.store", "false"},
-                     {"allow.auto.create.topics", "false"}}) {
+                     {"allow.auto.create.topics", "false"},
+                     {"isolation.level", read_committed ? "read_committed" : "read_uncommitted"}}) {
     if (status.ok()) status = set(key, value);
   }
   if (!status.ok()) {
@@ -111,11 +126,11 @@ Result<std::unique_ptr<FetchSession>> FetchSession::Create(const KafkaSettings& 
     return Status::InvalidArgument(std::string("librdkafka consumer: ") + error.data());
   }
   rd_kafka_poll_set_consumer(consumer);
-  return std::unique_ptr<FetchSession>(new FetchSession(consumer, group_id));
+  return std::unique_ptr<FetchSession>(new FetchSession(consumer, group_id, read_committed));
 }
 
-FetchSession::FetchSession(rd_kafka_t* consumer, std::string group_id)
-    : consumer_(consumer), group_id_(std::move(group_id)) {}
+FetchSession::FetchSession(rd_kafka_t* consumer, std::string group_id, bool read_committed)
+    : consumer_(consumer), group_id_(std::move(group_id)), read_committed_(read_committed) {}
 
 FetchSession::~FetchSession() {
   rd_kafka_consumer_close(consumer_);

@@ -1,6 +1,8 @@
-// One librdkafka consumer shared by the subscriptions of one consumer group, so that the readers
-// of a host cost the broker one fetch session, not one each (seed 003 §IV: "only one RPC request
-// is sent to the broker").
+// One librdkafka consumer shared by the subscriptions of one consumer group and one isolation
+// level, so that the readers of a host cost the broker one fetch session, not one each (seed 003
+// §IV: "only one RPC request is sent to the broker"). The level is the consumer's, so
+// subscriptions that read committed records only and those that read every record do not share
+// one (docs/formats.md, SUBSCRIBE's READ_UNCOMMITTED).
 //
 // Each subscription gets its partitions' messages on a queue of its own: librdkafka forwards the
 // partition queues there, so subscriptions are fed, paused and resumed independently while the
@@ -26,6 +28,9 @@ namespace sluice::brokerd {
 
 using KafkaSettings = std::vector<std::pair<std::string, std::string>>;
 
+// The isolation level `settings` give: librdkafka's isolation.level, read_committed by default.
+bool ReadsCommitted(const KafkaSettings& settings);
+
 struct PartitionLeader {
   int32_t partition;
   int32_t leader;  // a broker id, -1 without one
@@ -34,14 +39,17 @@ struct PartitionLeader {
 class FetchSession {
  public:
   // `group_id` empty: offsets are neither read from nor committed to any group.
+  // `read_committed` is the consumer's isolation.level, whatever `settings` say.
   static Result<std::unique_ptr<FetchSession>> Create(const KafkaSettings& settings,
-                                                      const std::string& group_id);
+                                                      const std::string& group_id,
+                                                      bool read_committed);
   ~FetchSession();
   FetchSession(const FetchSession&) = delete;
   FetchSession& operator=(const FetchSession&) = delete;
 
   rd_kafka_t* consumer() const { return consumer_; }
   const std::string& group_id() const { return group_id_; }
+  bool read_committed() const { return read_committed_; }
 
   // The topic's partitions and their leaders, from cluster metadata; kInvalidArgument when the
   // cluster has no such topic.
@@ -79,10 +87,11 @@ class FetchSession {
   void Serve();
 
  private:
-  FetchSession(rd_kafka_t* consumer, std::string group_id);
+  FetchSession(rd_kafka_t* consumer, std::string group_id, bool read_committed);
 
   rd_kafka_t* consumer_;
   std::string group_id_;
+  bool read_committed_;
   mutable std::mutex mutex_;
   std::set<std::pair<std::string, int32_t>> assigned_;
 };
