@@ -2,6 +2,7 @@ package dev.sluice.flink.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.junit.BrokerdExtension;
@@ -42,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * PUSH fails the job once with a message that says what to set, although the job would restart
  * without end; AUTO reads everything through PULL. A TaskManager without the {@code java.nio}
  * add-opens is a JVM of its own ({@link ReadTopicJob}); a uid the daemon refuses is this JVM's
- * against a daemon whose {@code sluice.allowed.uids} lacks it.
+ * against a daemon whose {@code sluice.allowed.uids} lacks it; a segment folder this process does
+ * not see is a daemon's in a mount namespace of its own.
  */
 class PushRequirementsIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -116,59 +118,125 @@ class PushRequirementsIT {
                 .build();
     }
 
-    @Test
-    void pushWithAUidTheDaemonRefusesFailsOnceSayingWhatToSet() throws Exception {
+    /**
+     * Runs a PUSH job through {@code socket} under a restart strategy that would retry a
+     * recoverable failure for ever; the messages of the failure that ended it.
+     */
+    private static String pushFailure(Path socket) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        // A failure Flink may retry would be retried for ever here.
         RestartStrategyUtils.configureFixedDelayRestartStrategy(
                 env, Integer.MAX_VALUE, Duration.ofMillis(100));
-        env.fromSource(
-                        source(refusing.socket(), ReadMode.PUSH),
-                        WatermarkStrategy.noWatermarks(),
-                        "sluice")
+        env.fromSource(source(socket, ReadMode.PUSH), WatermarkStrategy.noWatermarks(), "sluice")
                 .sinkTo(new DiscardingSink<>());
         JobClient job = env.executeAsync();
         try {
+            List<String> failure = new ArrayList<>();
             assertThatThrownBy(
                             () ->
                                     job.getJobExecutionResult()
                                             .get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                    .satisfies(
-                            e ->
-                                    assertThat(messages(e))
-                                            .contains("The failure is not recoverable")
-                                            .contains(
-                                                    "SluiceSource cannot read in PUSH mode through "
-                                                            + refusing.socket())
-                                            .contains(
-                                                    "sluice-brokerd at "
-                                                            + refusing.socket()
-                                                            + " refuses uid "
-                                                            + uid)
-                                            .contains("NOT_AUTHORIZED")
-                                            .contains(
-                                                    "add it to the daemon's sluice.allowed.uids"));
+                    .satisfies(e -> failure.add(messages(e)));
+            return failure.get(0);
         } finally {
             job.cancel();
         }
     }
 
-    @Test
-    void autoWithAUidTheDaemonRefusesReadsEverythingByPulling() throws Exception {
+    /** Reads the topic in AUTO mode through {@code socket}, without restarts; what it read. */
+    private static Set<String> readInAutoMode(Path socket) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         RestartStrategyUtils.configureNoRestartStrategy(env);
         Set<String> seen = new HashSet<>();
         try (CloseableIterator<String> records =
                 env.fromSource(
-                                source(refusing.socket(), ReadMode.AUTO),
+                                source(socket, ReadMode.AUTO),
                                 WatermarkStrategy.noWatermarks(),
                                 "sluice")
                         .executeAndCollect()) {
             records.forEachRemaining(seen::add);
         }
+        return seen;
+    }
+
+    @Test
+    void pushWithAUidTheDaemonRefusesFailsOnceSayingWhatToSet() throws Exception {
+        assertThat(pushFailure(refusing.socket()))
+                .contains("The failure is not recoverable")
+                .contains("SluiceSource cannot read in PUSH mode through " + refusing.socket())
+                .contains("sluice-brokerd at " + refusing.socket() + " refuses uid " + uid)
+                .contains("NOT_AUTHORIZED")
+                .contains("add it to the daemon's sluice.allowed.uids");
+    }
+
+    @Test
+    void autoWithAUidTheDaemonRefusesReadsEverythingByPulling() throws Exception {
+        Set<String> seen = readInAutoMode(refusing.socket());
         assertThat(seen).hasSize(COUNT).contains("record-0", "record-" + (COUNT - 1));
+    }
+
+    /**
+     * A daemon in a mount namespace of its own, with a tmpfs of its own over its {@code
+     * sluice.segment.dir}: this process sees that folder empty, as a TaskManager in another
+     * container (another IPC namespace) sees its own {@code /dev/shm}. Mounting needs root (or
+     * CAP_SYS_ADMIN): without it the test is skipped, saying why.
+     */
+    private static BrokerdProcess daemonWithAFolderOfItsOwn(String name) throws Exception {
+        Path folder = Files.createDirectories(dir.resolve(name + "-segments"));
+        String ownMounts = "unshare --mount --propagation private -- sh -c";
+        Process probe =
+                new ProcessBuilder(
+                                "sh",
+                                "-c",
+                                ownMounts + " 'mount -t tmpfs sluice-probe \"$0\"' " + folder)
+                        .redirectErrorStream(true)
+                        .start();
+        String said = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(
+                probe.waitFor() == 0,
+                "a mount namespace with a tmpfs of its own for the daemon: " + said);
+        Path wrapper = dir.resolve(name + "-brokerd");
+        Files.writeString(
+                wrapper,
+                "#!/bin/sh\nexec "
+                        + ownMounts
+                        + " 'mount -t tmpfs sluice-private \"$0\" && exec \"$@\"' "
+                        + folder
+                        + " "
+                        + BrokerdProcess.defaultBinary()
+                        + " \"$@\"\n");
+        assertThat(wrapper.toFile().setExecutable(true)).isTrue();
+        return BrokerdProcess.start(
+                wrapper,
+                KAFKA.bootstrapServers(),
+                dir.resolve(name + ".sock"),
+                Map.of("sluice.segment.dir", folder.toString()));
+    }
+
+    @Test
+    void pushWithASegmentFolderThisProcessDoesNotSeeFailsOnceSayingSo() throws Exception {
+        try (BrokerdProcess daemon = daemonWithAFolderOfItsOwn("unseen-push")) {
+            String folder = dir.resolve("unseen-push-segments").toString();
+            assertThat(pushFailure(daemon.socket()))
+                    .contains("The failure is not recoverable")
+                    .contains("SluiceSource cannot read in PUSH mode through " + daemon.socket())
+                    .contains(
+                            "it needs the daemon's segment folder readable from this process:"
+                                    + " cannot open the segment "
+                                    + folder
+                                    + "/sluice-brokerd.")
+                    .contains("NoSuchFileException")
+                    .contains("this reader must see that folder as the daemon does");
+        }
+    }
+
+    @Test
+    void autoWithASegmentFolderThisProcessDoesNotSeeReadsEverythingByPulling() throws Exception {
+        try (BrokerdProcess daemon = daemonWithAFolderOfItsOwn("unseen-auto")) {
+            Set<String> seen = readInAutoMode(daemon.socket());
+            assertThat(seen).hasSize(COUNT).contains("record-0", "record-" + (COUNT - 1));
+        }
     }
 
     @Test
