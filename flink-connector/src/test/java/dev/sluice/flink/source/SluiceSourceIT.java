@@ -209,6 +209,80 @@ class SluiceSourceIT {
     }
 
     @Test
+    void pushAndPullReadTheSameRecordsOfTransactionsAtEitherIsolationLevel() throws Exception {
+        String topic = KAFKA.createTopic(2);
+        Set<String> committed = new HashSet<>();
+        Set<String> aborted = new HashSet<>();
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "isolation-" + topic);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (int t = 0; t < 6; t++) {
+                boolean commit = t % 2 == 0;
+                producer.beginTransaction();
+                for (int i = 0; i < 50; i++) {
+                    String value = (commit ? "committed-" : "aborted-") + t + "-" + i;
+                    (commit ? committed : aborted).add(value);
+                    producer.send(new ProducerRecord<>(topic, i % 2, null, bytes(value)));
+                }
+                if (commit) {
+                    producer.commitTransaction();
+                } else {
+                    producer.flush();
+                    producer.abortTransaction();
+                }
+            }
+        }
+        // A record after the last marker: a bounded PUSH split ends at its last record.
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(
+                        KAFKA.broker().clientProperties(),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            for (int p = 0; p < 2; p++) {
+                committed.add("tail-" + p);
+                producer.send(new ProducerRecord<>(topic, p, null, bytes("tail-" + p))).get();
+            }
+        }
+        Set<String> everything = new HashSet<>(committed);
+        everything.addAll(aborted);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+
+        for (ReadMode mode : new ReadMode[] {ReadMode.PUSH, ReadMode.PULL}) {
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setProperty("isolation.level", "read_committed")
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as("%s read_committed", mode)
+                    .isEqualTo(committed);
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setProperty("isolation.level", "read_uncommitted")
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as("%s read_uncommitted", mode)
+                    .isEqualTo(everything);
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode).setBounded(SluiceOffsets.latest()).build()))
+                    .as("%s by default: read_uncommitted, as a Kafka consumer", mode)
+                    .isEqualTo(everything);
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
     void aBoundedSourceStopsEveryPartitionAtItsStoppingOffsetInBothModes() throws Exception {
         String topic = KAFKA.createTopic(4);
         int count = 8_000;
