@@ -1,6 +1,7 @@
 #include "daemon/daemon_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -28,6 +29,16 @@ class DaemonConfigTest : public testing::Test {
     return "<unset>";
   }
 
+  // Each case's arguments fail to parse with a message containing its text.
+  void Expect(const std::vector<std::pair<std::vector<std::string_view>, std::string>>& cases) {
+    for (const auto& [args, expected] : cases) {
+      auto config = Parse(args);
+      ASSERT_FALSE(config.ok()) << expected;
+      EXPECT_NE(config.status().message().find(expected), std::string::npos)
+          << config.status().message() << " does not contain " << expected;
+    }
+  }
+
   std::map<std::string, std::string> files_;
 };
 
@@ -39,7 +50,8 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   EXPECT_EQ(config->metrics.host, "127.0.0.1");
   EXPECT_EQ(config->segment_dir, "/dev/shm");
   EXPECT_EQ(config->segment_max_total_bytes, 1ull << 30);
-  EXPECT_TRUE(config->allowed_uids.empty());
+  EXPECT_EQ(config->allowed_uids, std::vector<uid_t>{::geteuid()});
+  EXPECT_TRUE(config->allowed_gids.empty());
   EXPECT_EQ(config->liveness_timeout, 5000ms);
   EXPECT_TRUE(config->metrics.enabled);
   EXPECT_TRUE(config->native_fetch);
@@ -107,12 +119,91 @@ TEST_F(DaemonConfigTest, BadInputIsRefusedNamingTheKeyOrFlag) {
       {{"--config", "/missing.conf"}, "/missing.conf: no such file"},
       {{"--config", "/bad.conf"}, "/bad.conf:2: expected key=value"},
   };
-  for (const auto& [args, expected] : cases) {
-    auto config = Parse(args);
-    ASSERT_FALSE(config.ok()) << expected;
-    EXPECT_NE(config.status().message().find(expected), std::string::npos)
-        << config.status().message() << " does not contain " << expected;
+  Expect(cases);
+}
+
+// docs/brokerd.md, "Security model": with no grant, the daemon's own uid reads every topic, and
+// nobody else connects.
+TEST_F(DaemonConfigTest, WithoutGrantsTheDaemonsOwnUidReadsEveryTopic) {
+  auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s"});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_TRUE(config->topic_acl.Names(::geteuid(), 12345));
+  EXPECT_FALSE(config->topic_acl.Names(::geteuid() + 1, 12345));
+  EXPECT_EQ(config->topic_acl.Refusal(::geteuid(), 12345, "any.topic"), std::nullopt);
+  EXPECT_NE(config->topic_acl.Refusal(::geteuid() + 1, 12345, "any.topic"), std::nullopt);
+}
+
+// What sluice.allowed.uids / gids meant before topic rules, they still mean: every topic.
+TEST_F(DaemonConfigTest, AllowedUidsAndGidsStillReadEveryTopic) {
+  auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X",
+                       "sluice.allowed.uids=1000", "-X", "sluice.allowed.gids=2000"});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->topic_acl.Refusal(1000, 1, "orders"), std::nullopt);
+  EXPECT_EQ(config->topic_acl.Refusal(7, 2000, "metrics.cpu"), std::nullopt);
+  EXPECT_EQ(config->allowed_uids, std::vector<uid_t>{1000});
+  if (::geteuid() != 1000) {
+    EXPECT_FALSE(config->topic_acl.Names(::geteuid(), 1))
+        << "as before, a list leaves the daemon's own uid out unless it names it";
   }
+}
+
+TEST_F(DaemonConfigTest, TopicRulesGrantTheirTopicsAndLetTheirPeersConnect) {
+  files_["/brokerd.conf"] = "sluice.allowed.topics = uid=1001:orders,metrics.* ; gid=3000:*\n";
+  auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--config", "/brokerd.conf",
+                       "-X", "sluice.allowed.uids=1002"});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->allowed_uids, (std::vector<uid_t>{1002, 1001}))
+      << "the socket lets in every uid a grant names";
+  EXPECT_EQ(config->allowed_gids, std::vector<gid_t>{3000});
+  const TopicAcl& acl = config->topic_acl;
+  EXPECT_EQ(acl.Refusal(1001, 5, "orders"), std::nullopt);
+  EXPECT_EQ(acl.Refusal(1001, 5, "metrics.cpu"), std::nullopt);
+  EXPECT_NE(acl.Refusal(1001, 5, "payments"), std::nullopt);
+  EXPECT_EQ(acl.Refusal(1002, 5, "payments"), std::nullopt) << "sluice.allowed.uids: every topic";
+  EXPECT_EQ(acl.Refusal(4000, 3000, "payments"), std::nullopt);
+}
+
+// Each bad rule stops the daemon naming sluice.allowed.topics and the rule.
+TEST_F(DaemonConfigTest, BadTopicRulesAreRefusedNamingThePropertyAndTheRule) {
+  const std::string too_long = "uid=1:" + std::string(250, 'a');
+  const std::string key = "sluice.allowed.topics=";
+  const std::vector<std::string> texts = {
+      key + "uid=1001", key + "user=1:orders", key + "uid=x:orders",     key + "uid=-1:orders",
+      key + "uid=1:",   key + "uid=1:a,,b",    key + "uid=1:or ders",    key + "uid=1:a*b",
+      key + "uid=1:**", key + "uid=1:..",      key + too_long,           key + "uid=1:a;;gid=2:b",
+      key + "uid=1:a;", key + "uid:orders",    key + "uid=4294967296:a",
+  };
+  const std::vector<std::string> expected = {
+      "sluice.allowed.topics: rule \"uid=1001\": expected uid=N:TOPICS or gid=N:TOPICS",
+      "sluice.allowed.topics: rule \"user=1:orders\": expected uid=N or gid=N before ':'",
+      "rule \"uid=x:orders\": \"x\" is not a uid or gid number",
+      "rule \"uid=-1:orders\": \"-1\" is not a uid or gid number",
+      "rule \"uid=1:\": no topic pattern after ':'",
+      "rule \"uid=1:a,,b\": an empty topic pattern",
+      "rule \"uid=1:or ders\": topic pattern \"or ders\": a topic name has only letters",
+      "rule \"uid=1:a*b\": topic pattern \"a*b\"",
+      "rule \"uid=1:**\": topic pattern \"**\"",
+      "rule \"uid=1:..\": topic pattern \"..\": not a topic name Kafka allows",
+      "is longer than 249 characters",
+      "sluice.allowed.topics: rule \"\": an empty rule",
+      "sluice.allowed.topics: rule \"\": an empty rule",
+      "rule \"uid:orders\": expected uid=N or gid=N before ':'",
+      "rule \"uid=4294967296:a\": \"4294967296\" is not a uid or gid number",
+  };
+  std::vector<std::pair<std::vector<std::string_view>, std::string>> cases;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    cases.push_back(
+        {{"--bootstrap-servers", "b:1", "--socket", "/s", "-X", texts[i]}, expected[i]});
+  }
+  cases.push_back({{"--bootstrap-servers", "b:1", "--socket", "/s", "-X",
+                    "sluice.allowed.uids=1001", "-X", "sluice.allowed.topics=uid=1001:orders"},
+                   "sluice.allowed.topics: rule \"uid=1001:orders\": uid=1001 is in "
+                   "sluice.allowed.uids, which lets it read every topic; take it out of "
+                   "sluice.allowed.uids to limit it to its rules"});
+  cases.push_back({{"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.allowed.gids=7",
+                    "-X", "sluice.allowed.topics=gid=7:*"},
+                   "rule \"gid=7:*\": gid=7 is in sluice.allowed.gids"});
+  Expect(cases);
 }
 
 }  // namespace

@@ -443,6 +443,13 @@ Result<FetchSession*> ControlServer::SessionFor(const std::string& group_id, boo
 
 void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
                               const protocol::Subscribe& request) {
+  // A peer reads only the topics its grants match; refused, its connection goes on for the
+  // topics it may read (docs/brokerd.md, "Security model").
+  if (std::optional<std::string> refusal =
+          config_.topic_acl.Refusal(connection.peer.uid, connection.peer.gid, request.topic)) {
+    SendError(connection, request_id, 0, ErrorCode::kNotAuthorized, *refusal);
+    return;
+  }
   // The subscription's own isolation level from version 3 on; before, the daemon's
   // (docs/formats.md, SUBSCRIBE).
   const bool read_committed = connection.version >= protocol::kIsolationAndGapVersion

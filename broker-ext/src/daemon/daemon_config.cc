@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <limits>
@@ -95,6 +96,10 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     Result<std::vector<gid_t>> gids = NumberList<gid_t>(key, value);
     if (!gids.ok()) return gids.status();
     config.allowed_gids = *gids;
+  } else if (key == "sluice.allowed.topics") {
+    Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
+    if (!rules.ok()) return rules.status();
+    config.topic_acl = TopicAcl(rules.MoveValue());
   } else if (key == "sluice.liveness.timeout.ms") {
     // The segment refuses liveness timeouts below 10 ms: heartbeats could not keep up.
     Result<std::chrono::milliseconds> ms = Millis(key, value, 10);
@@ -159,6 +164,46 @@ Status ApplyFile(DaemonConfig& config, const std::string& path, std::string_view
   return Status::OK();
 }
 
+// The one model of docs/brokerd.md, "Security model": sluice.allowed.uids / gids grant every
+// topic, sluice.allowed.topics' rules some, the daemon's own uid every one when none is set; and
+// the socket lets in whoever a grant names.
+Status Authorize(DaemonConfig& config) {
+  std::vector<TopicGrant> grants = config.topic_acl.grants();
+  for (const TopicGrant& rule : grants) {
+    const bool uid = rule.who == TopicGrant::Who::kUid;
+    const bool everything =
+        uid ? std::ranges::find(config.allowed_uids, rule.id) != config.allowed_uids.end()
+            : std::ranges::find(config.allowed_gids, rule.id) != config.allowed_gids.end();
+    if (everything) {
+      const std::string who = std::string(uid ? "uid" : "gid") + "=" + std::to_string(rule.id);
+      const std::string list = uid ? "sluice.allowed.uids" : "sluice.allowed.gids";
+      return Status::InvalidArgument("sluice.allowed.topics: rule \"" + who + ":" +
+                                     rule.pattern.ToString() + "\": " + who + " is in " + list +
+                                     ", which lets it read every topic; take it out of " + list +
+                                     " to limit it to its rules");
+    }
+  }
+  const TopicPattern every_topic{"", true};
+  for (const uid_t uid : config.allowed_uids) {
+    grants.push_back({TopicGrant::Who::kUid, uid, every_topic});
+  }
+  for (const gid_t gid : config.allowed_gids) {
+    grants.push_back({TopicGrant::Who::kGid, gid, every_topic});
+  }
+  if (grants.empty()) grants.push_back({TopicGrant::Who::kUid, ::geteuid(), every_topic});
+  for (const TopicGrant& grant : grants) {
+    if (grant.who == TopicGrant::Who::kUid) {
+      if (std::ranges::find(config.allowed_uids, grant.id) == config.allowed_uids.end()) {
+        config.allowed_uids.push_back(grant.id);
+      }
+    } else if (std::ranges::find(config.allowed_gids, grant.id) == config.allowed_gids.end()) {
+      config.allowed_gids.push_back(grant.id);
+    }
+  }
+  config.topic_acl = TopicAcl(std::move(grants));
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<DaemonConfig> ParseDaemonConfig(
@@ -212,6 +257,7 @@ Result<DaemonConfig> ParseDaemonConfig(
   if (config.socket_path.empty()) {
     return Status::InvalidArgument("sluice.socket: missing (--socket)");
   }
+  SLUICE_RETURN_NOT_OK(Authorize(config));
   return config;
 }
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/topic_acl.h"
 #include "sluice/status.h"
 
 namespace sluice::brokerd {
@@ -35,9 +36,15 @@ struct DaemonConfig {
   // Shared memory is RAM: the slot bytes of all segments together may not exceed this, so that
   // readers cannot take the host's memory (docs/brokerd.md, "Configuration").
   uint64_t segment_max_total_bytes = 1ull << 30;  // sluice.segment.max.total.bytes
-  // Peers allowed on the socket (SO_PEERCRED); both empty means the daemon's own uid only.
+  // Peers allowed on the socket (SO_PEERCRED) and the topics they may read, one model
+  // (docs/brokerd.md, "Security model"): a peer connects when a grant of `topic_acl` names its
+  // uid or gid, and reads the topics those grants match. sluice.allowed.uids / gids grant every
+  // topic (what they always meant), sluice.allowed.topics grants some; with none of the three,
+  // the daemon's own uid reads every topic. Once parsed, `allowed_uids` and `allowed_gids` hold
+  // every uid and gid a grant names, which is what the socket lets in.
   std::vector<uid_t> allowed_uids;                   // sluice.allowed.uids, comma-separated
   std::vector<gid_t> allowed_gids;                   // sluice.allowed.gids
+  TopicAcl topic_acl;                                // sluice.allowed.topics, then the grants above
   std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
   uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
   std::chrono::milliseconds gap_timeout{30000};      // sluice.gap.timeout.ms
