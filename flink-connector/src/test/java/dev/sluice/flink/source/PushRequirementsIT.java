@@ -167,7 +167,7 @@ class PushRequirementsIT {
                 .contains("SluiceSource cannot read in PUSH mode through " + refusing.socket())
                 .contains("sluice-brokerd at " + refusing.socket() + " refuses uid " + uid)
                 .contains("NOT_AUTHORIZED")
-                .contains("add it to the daemon's sluice.allowed.uids");
+                .contains("grant it the topic in the daemon's sluice.allowed.topics");
     }
 
     @Test

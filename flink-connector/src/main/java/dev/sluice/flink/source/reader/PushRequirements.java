@@ -115,8 +115,9 @@ final class PushRequirements {
                 + uid
                 + " ("
                 + e.getMessage()
-                + "): add it to the daemon's sluice.allowed.uids (or "
+                + "): grant it the topic in the daemon's sluice.allowed.topics, or every topic"
+                + " in sluice.allowed.uids (or "
                 + gid
-                + " to sluice.allowed.gids)";
+                + " in sluice.allowed.gids), docs/brokerd.md, Security model";
     }
 }
