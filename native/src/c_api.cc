@@ -82,6 +82,7 @@ void sluice_writer_config_init(sluice_writer_config_t* config) {
   config->liveness_timeout_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(defaults.liveness_timeout).count());
   config->checksums = defaults.checksums ? 1 : 0;
+  config->access_group = -1;
 }
 
 sluice_err_t sluice_writer_create(const sluice_writer_config_t* config, sluice_writer_t** writer) {
@@ -96,6 +97,13 @@ sluice_err_t sluice_writer_create(const sluice_writer_config_t* config, sluice_w
   options.lane_count = config->lane_count;
   options.liveness_timeout = std::chrono::milliseconds(config->liveness_timeout_ms);
   options.checksums = config->checksums != 0;
+  if (config->access_group != -1) {
+    if (config->access_group < 0 || config->access_group >= static_cast<int64_t>(UINT32_MAX)) {
+      return Report(sluice::Status::InvalidArgument("access_group must be -1 or a gid, not " +
+                                                    std::to_string(config->access_group)));
+    }
+    options.access_group = static_cast<gid_t>(config->access_group);
+  }
   auto created = sluice::SegmentWriter::Create(options);
   if (!created.ok()) return Report(created.status());
   *writer = new sluice_writer_s{created.MoveValue()};

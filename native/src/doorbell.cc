@@ -13,6 +13,8 @@
 #include <cstring>
 #include <utility>
 
+#include "sluice/file_access.h"
+
 namespace sluice {
 namespace {
 
@@ -40,30 +42,39 @@ void CloseFd(int& fd) {
 
 }  // namespace
 
-Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_count) {
+Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_count,
+                                              std::optional<gid_t> access_group) {
   SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::FromErrno("socket", errno);
-  DoorbellServer server(std::move(path), fd, lane_count);
+  DoorbellServer server(std::move(path), fd, lane_count, access_group.has_value());
   unlink(server.path_.c_str());
-  // Bind under a umask that leaves the socket file 0600 from its first instant.
+  // Bind under a umask that leaves the socket file 0600 from its first instant; the group, if
+  // any, gets it before it is listening (and before its name is the segment's, docs/formats.md
+  // "File layout").
   const mode_t old_mask = umask(0177);
   const int bound = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
   const int bind_errno = errno;
   umask(old_mask);
   if (bound != 0) return Status::FromErrno("bind " + server.path_, bind_errno);
+  SLUICE_RETURN_NOT_OK(ShareSocketFile(server.path_, access_group));
   if (listen(fd, static_cast<int>(lane_count) + 4) != 0) {
     return Status::FromErrno("listen " + server.path_, errno);
   }
   return server;
 }
 
-DoorbellServer::DoorbellServer(std::string path, int listen_fd, uint32_t lane_count)
-    : path_(std::move(path)), listen_fd_(listen_fd), lane_fds_(lane_count, -1) {}
+DoorbellServer::DoorbellServer(std::string path, int listen_fd, uint32_t lane_count,
+                               bool group_may_connect)
+    : path_(std::move(path)),
+      listen_fd_(listen_fd),
+      group_may_connect_(group_may_connect),
+      lane_fds_(lane_count, -1) {}
 
 DoorbellServer::DoorbellServer(DoorbellServer&& other) noexcept
     : path_(std::move(other.path_)),
       listen_fd_(std::exchange(other.listen_fd_, -1)),
+      group_may_connect_(other.group_may_connect_),
       lane_fds_(std::move(other.lane_fds_)),
       pending_fds_(std::move(other.pending_fds_)) {
   other.lane_fds_.clear();
@@ -85,7 +96,10 @@ void DoorbellServer::AcceptPending() {
     if (fd < 0) break;
     ucred peer{};
     socklen_t length = sizeof(peer);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 || peer.uid != geteuid()) {
+    // With an access group the socket file's mode is the check: SO_PEERCRED names the peer's
+    // primary gid only, and a member may hold the group as a supplementary one.
+    const bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0;
+    if (!known || (!group_may_connect_ && peer.uid != geteuid())) {
       close(fd);
       continue;
     }

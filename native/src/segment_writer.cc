@@ -116,7 +116,9 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
     unlink(temporary.c_str());
     return status;
   };
-  if (fchmod(fd, 0600) != 0) return fail(Status::FromErrno("chmod " + temporary, errno));
+  if (Status shared = ShareFile(fd, temporary, options.access_group); !shared.ok()) {
+    return fail(shared);
+  }
   // Reserved before it is mapped and published: nothing can SIGBUS on a page it lacks.
   if (Status reserved = ReserveMemory(fd, path, l); !reserved.ok()) return fail(reserved);
   auto mapping = Mapping::Map(fd, l.segment_size);
@@ -127,7 +129,8 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
   std::unique_ptr<SegmentWriter> writer(new SegmentWriter(options, l, path, mapping.MoveValue()));
   if (options.doorbell) {
     // Bound under a temporary name too, so the doorbell is there as soon as the segment is.
-    auto doorbell = DoorbellServer::Listen(path + ".bell" + suffix, l.lane_count);
+    auto doorbell =
+        DoorbellServer::Listen(path + ".bell" + suffix, l.lane_count, options.access_group);
     if (doorbell.ok()) writer->doorbell_.emplace(doorbell.MoveValue());
   }
   if (renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {

@@ -3,8 +3,11 @@
 // Without it both sides still work, parking with a sleep backoff instead.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +18,11 @@ namespace sluice {
 // The writer's end: listens at <segment path>.bell and keeps one connection per lane.
 class DoorbellServer {
  public:
-  // Binds and listens at `path` (mode 0600), replacing a stale socket file of that name.
-  static Result<DoorbellServer> Listen(std::string path, uint32_t lane_count);
+  // Binds and listens at `path` (mode 0600, or 0660 and `access_group`'s), replacing a stale
+  // socket file of that name. Without a group only the writer's own uid may connect; with one,
+  // whoever the file's mode lets connect (the group's members, and root).
+  static Result<DoorbellServer> Listen(std::string path, uint32_t lane_count,
+                                       std::optional<gid_t> access_group = std::nullopt);
   DoorbellServer(DoorbellServer&& other) noexcept;
   DoorbellServer& operator=(DoorbellServer&&) = delete;
   ~DoorbellServer();  // closes every connection and unlinks the socket file
@@ -32,7 +38,7 @@ class DoorbellServer {
   const std::string& path() const { return path_; }
 
  private:
-  DoorbellServer(std::string path, int listen_fd, uint32_t lane_count);
+  DoorbellServer(std::string path, int listen_fd, uint32_t lane_count, bool group_may_connect);
   void AcceptPending();
   // Reads what a not-yet-identified connection sent; the first byte names its lane.
   void Identify(size_t pending_index);
@@ -40,6 +46,7 @@ class DoorbellServer {
 
   std::string path_;
   int listen_fd_ = -1;
+  bool group_may_connect_ = false;
   std::vector<int> lane_fds_;
   std::vector<int> pending_fds_;
 };

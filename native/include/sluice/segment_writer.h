@@ -11,6 +11,7 @@
 
 #include "sluice/batch_builder.h"
 #include "sluice/doorbell.h"
+#include "sluice/file_access.h"
 #include "sluice/idle_strategy.h"
 #include "sluice/layout.h"
 #include "sluice/liveness.h"
@@ -30,6 +31,9 @@ struct WriterOptions {
   bool checksums = true;
   // Listen on <path>.bell; without it a parked reader sleeps with a backoff instead.
   bool doorbell = true;
+  // The group that may open the segment and its doorbell too (mode 0660, docs/formats.md "File
+  // layout"); none: the owner alone (0600). The writer must be a member of it, or root.
+  std::optional<gid_t> access_group;
   IdleStrategy::Options idle;
 };
 
@@ -47,8 +51,8 @@ class SegmentWriter {
   // A timeout that never expires.
   static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
 
-  // Creates the segment file (mode 0600) under a temporary name, initialises it, and renames it
-  // into place; fails when a file of that name exists.
+  // Creates the segment file (mode 0600, or 0660 and the access group's) under a temporary name,
+  // initialises it, and renames it into place; fails when a file of that name exists.
   static Result<std::unique_ptr<SegmentWriter>> Create(const WriterOptions& options);
   ~SegmentWriter();  // Close with no wait, when not closed yet
   SegmentWriter(const SegmentWriter&) = delete;

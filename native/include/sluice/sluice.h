@@ -58,12 +58,17 @@ typedef struct sluice_writer_config_s {
   uint32_t lane_count; /* readers that can attach at once, 1-31 */
   uint64_t liveness_timeout_ms;
   int checksums; /* nonzero: a CRC32C with every slot */
+  /* -1: only the writer's uid may open the segment and its doorbell (mode 0600); a gid: that
+   * group may too (mode 0660), and the writer must be a member of it, or root. */
+  int64_t access_group;
 } sluice_writer_config_t;
 
-/* Fills `config` with the defaults (64 slots of 1 MiB, 4 lanes, 5 s, checksums, RECORDS). */
+/* Fills `config` with the defaults (64 slots of 1 MiB, 4 lanes, 5 s, checksums, RECORDS, no
+ * access group). */
 void sluice_writer_config_init(sluice_writer_config_t* config);
 
-/* Creates the segment (mode 0600, published by rename) and its doorbell. */
+/* Creates the segment (mode 0600, or 0660 with an access group; published by rename) and its
+ * doorbell. */
 sluice_err_t sluice_writer_create(const sluice_writer_config_t* config, sluice_writer_t** writer);
 /* Waits until `count` readers are attached. */
 sluice_err_t sluice_writer_wait_readers(sluice_writer_t* writer, uint32_t count, int timeout_ms);
