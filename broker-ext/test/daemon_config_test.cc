@@ -206,5 +206,29 @@ TEST_F(DaemonConfigTest, BadTopicRulesAreRefusedNamingThePropertyAndTheRule) {
   Expect(cases);
 }
 
+// docs/brokerd.md, "Security model": the group that may open the socket and segments too.
+TEST_F(DaemonConfigTest, TheAccessGroupIsAGidOrAGroupNameAndNoneByDefault) {
+  auto none = Parse({"--bootstrap-servers", "b:1", "--socket", "/s"});
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->access_group.has_value());
+  // The tests run as root, who may give its files any group; a gid needs no name.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, a member of every group";
+  auto by_gid =
+      Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=54340"});
+  ASSERT_TRUE(by_gid.ok()) << by_gid.status().ToString();
+  EXPECT_EQ(by_gid->access_group, std::optional<gid_t>(54340));
+  auto by_name =
+      Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=root"});
+  ASSERT_TRUE(by_name.ok()) << by_name.status().ToString();
+  EXPECT_EQ(by_name->access_group, std::optional<gid_t>(0));
+  Expect({{{"--bootstrap-servers", "b:1", "--socket", "/s", "-X",
+            "sluice.access.group=no-such-sluice-group"},
+           "sluice.access.group = \"no-such-sluice-group\": no such group"},
+          {{"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group="},
+           "sluice.access.group = \"\": no such group"},
+          {{"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=12x"},
+           "sluice.access.group = \"12x\": expected a number"}});
+}
+
 }  // namespace
 }  // namespace sluice::brokerd

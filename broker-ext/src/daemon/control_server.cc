@@ -16,6 +16,7 @@
 
 #include "daemon/log.h"
 #include "protocol/codec.h"
+#include "sluice/file_access.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -42,21 +43,31 @@ sockaddr_un SocketAddress(const std::string& path) {
   return address;
 }
 
-// The socket's folder is created owner-only when missing: the default /run/sluice is on a tmpfs
-// that starts empty. Missing parents are created alike; an existing folder is the operator's and
-// is used as it is (docs/brokerd.md, "Configuration").
-Status CreateSocketFolder(const std::string& socket_path) {
+// The socket's folder is created when missing: the default /run/sluice is on a tmpfs that starts
+// empty. Owner-only, or with an access group searchable by it and nothing more (0710: a peer
+// needs only to reach the socket, not to list the folder), the group given before the mode opens
+// it. Missing parents are created alike; an existing folder is the operator's and is used as it
+// is (docs/brokerd.md, "Configuration" and "Security model").
+Status CreateSocketFolder(const std::string& socket_path, const std::optional<gid_t>& group) {
   const std::filesystem::path folder = std::filesystem::path(socket_path).parent_path();
+  const mode_t mode = group ? 0710 : 0700;
   std::filesystem::path path;
   for (const std::filesystem::path& part : folder) {
     path /= part;
     if (::mkdir(path.c_str(), 0700) == 0) {
+      if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+        return Status::FromErrno(
+            "sluice.access.group = " + std::to_string(*group) + ": chown " + path.string(), errno);
+      }
       // mkdir applies the umask, which may take more than group and others' bits.
-      if (::chmod(path.c_str(), 0700) != 0) {
+      if (::chmod(path.c_str(), mode) != 0) {
         return Status::FromErrno("sluice.socket = " + socket_path + ": chmod " + path.string(),
                                  errno);
       }
-      Log(LogLevel::kInfo, "socket_folder_created", {{"folder", path.string()}, {"mode", "0700"}});
+      Log(LogLevel::kInfo, "socket_folder_created",
+          {{"folder", path.string()},
+           {"mode", group ? "0710" : "0700"},
+           {"group", group ? std::to_string(*group) : "none"}});
       continue;
     }
     const int err = errno;
@@ -125,19 +136,24 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
          {"max_bytes", std::to_string(config.segment_dir.size() + sizeof(sockaddr_un::sun_path) -
                                       1 - names.LongestPathIn(config.segment_dir))}});
   }
-  SLUICE_RETURN_NOT_OK(CreateSocketFolder(config.socket_path));
+  SLUICE_RETURN_NOT_OK(CreateSocketFolder(config.socket_path, config.access_group));
   SLUICE_RETURN_NOT_OK(ClaimSocketPath(config.socket_path));
   const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listener < 0) return Status::FromErrno("control socket", errno);
   const sockaddr_un address = SocketAddress(config.socket_path);
-  // Owner-only from the first instant: the umask covers the window before chmod.
+  // Owner-only from the first instant: the umask covers the window before the access group, if
+  // any, gets the socket (0660), which is before it listens.
   const mode_t previous = ::umask(0177);
   const int bound = ::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
   ::umask(previous);
-  if (bound != 0 || ::chmod(config.socket_path.c_str(), 0600) != 0 || ::listen(listener, 64) != 0) {
-    Status status = Status::FromErrno("listen on " + config.socket_path, errno);
+  Status shared = bound == 0 ? ShareSocketFile(config.socket_path, config.access_group)
+                             : Status::FromErrno("bind " + config.socket_path, errno);
+  if (shared.ok() && ::listen(listener, 64) != 0) {
+    shared = Status::FromErrno("listen on " + config.socket_path, errno);
+  }
+  if (!shared.ok()) {
     ::close(listener);
-    return status;
+    return shared;
   }
   return std::unique_ptr<ControlServer>(
       new ControlServer(config, metrics, listener, std::move(names)));
@@ -403,6 +419,7 @@ Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
   plan.slot_size = request.slot_size;
   plan.segment_dir = config_.segment_dir;
   plan.liveness_timeout = config_.liveness_timeout;
+  plan.access_group = config_.access_group;
   plan.pause_after = config_.pause_after;
   plan.kafka = config_.kafka;
   plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&

@@ -1,10 +1,14 @@
 #include "daemon/daemon_config.h"
 
 #include <arpa/inet.h>
+#include <grp.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 
 namespace sluice::brokerd {
@@ -54,6 +58,44 @@ Result<std::chrono::milliseconds> Millis(std::string_view key, std::string_view 
   return std::chrono::milliseconds(*ms);
 }
 
+// A group name, or a gid that needs no name (a container's often has none).
+Result<gid_t> Group(std::string_view key, std::string_view text) {
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) {
+    return ParseNumber<gid_t>(key, text);
+  }
+  group entry{};
+  group* found = nullptr;
+  std::vector<char> buffer(16384);
+  int err = 0;
+  while ((err = ::getgrnam_r(std::string(text).c_str(), &entry, buffer.data(), buffer.size(),
+                             &found)) == ERANGE) {
+    buffer.resize(buffer.size() * 2);
+  }
+  if (found == nullptr) {
+    return Bad(key, text,
+               err == 0 ? "no such group"
+                        : std::string("cannot look up the group: ") + std::strerror(err));
+  }
+  return found->gr_gid;
+}
+
+// The daemon gives its files the access group with fchown, which only root or a member may do:
+// better said at start than at the first SUBSCRIBE.
+Status CheckAccessGroup(std::string_view key, std::string_view text, gid_t gid) {
+  if (::geteuid() == 0 || ::getegid() == gid) return Status::OK();
+  std::vector<gid_t> groups(static_cast<size_t>(std::max(::getgroups(0, nullptr), 0)));
+  const int count = ::getgroups(static_cast<int>(groups.size()), groups.data());
+  if (count >= 0 &&
+      std::ranges::find(groups.begin(), groups.begin() + count, gid) != groups.begin() + count) {
+    return Status::OK();
+  }
+  return Bad(key, text,
+             "sluice-brokerd runs as uid " + std::to_string(::geteuid()) +
+                 ", which is not a member of gid " + std::to_string(gid) +
+                 ", so it cannot give its socket and segments that group; add the daemon's "
+                 "user to the group, or name one of its groups");
+}
+
 // Applies one setting; returns an error naming the key when the value or the key is wrong.
 Status Apply(DaemonConfig& config, std::string_view key, std::string_view value) {
   if (!key.starts_with("sluice.")) {
@@ -100,6 +142,11 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
     if (!rules.ok()) return rules.status();
     config.topic_acl = TopicAcl(rules.MoveValue());
+  } else if (key == "sluice.access.group") {
+    Result<gid_t> gid = Group(key, value);
+    if (!gid.ok()) return gid.status();
+    SLUICE_RETURN_NOT_OK(CheckAccessGroup(key, value, *gid));
+    config.access_group = *gid;
   } else if (key == "sluice.liveness.timeout.ms") {
     // The segment refuses liveness timeouts below 10 ms: heartbeats could not keep up.
     Result<std::chrono::milliseconds> ms = Millis(key, value, 10);

@@ -42,9 +42,14 @@ struct DaemonConfig {
   // topic (what they always meant), sluice.allowed.topics grants some; with none of the three,
   // the daemon's own uid reads every topic. Once parsed, `allowed_uids` and `allowed_gids` hold
   // every uid and gid a grant names, which is what the socket lets in.
-  std::vector<uid_t> allowed_uids;                   // sluice.allowed.uids, comma-separated
-  std::vector<gid_t> allowed_gids;                   // sluice.allowed.gids
-  TopicAcl topic_acl;                                // sluice.allowed.topics, then the grants above
+  std::vector<uid_t> allowed_uids;  // sluice.allowed.uids, comma-separated
+  std::vector<gid_t> allowed_gids;  // sluice.allowed.gids
+  TopicAcl topic_acl;               // sluice.allowed.topics, then the grants above
+  // The group whose members may open the socket and the segments too (docs/brokerd.md, "Security
+  // model"): the socket 0660, the folders the daemon creates for it 0710, segments and doorbells
+  // 0660, all that group's. None: the daemon's uid alone (0600, 0700). The daemon must be a
+  // member of it, or root, which parsing checks.
+  std::optional<gid_t> access_group;                 // sluice.access.group: a name or a gid
   std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
   uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
   std::chrono::milliseconds gap_timeout{30000};      // sluice.gap.timeout.ms

@@ -34,6 +34,7 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   options.slot_size = plan.slot_size;
   options.lane_count = 1;
   options.liveness_timeout = plan.liveness_timeout;
+  options.access_group = plan.access_group;
   // Kafka checks its records with CRC32C already; the copy into shared memory is checked by
   // nothing else, but a second checksum pass would cost more than the copy.
   options.checksums = false;

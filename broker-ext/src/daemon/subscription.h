@@ -40,6 +40,7 @@ struct SubscriptionPlan {
   std::string segment_dir;
   std::string segment_name;  // set by Subscription::Start, which draws it
   std::chrono::milliseconds liveness_timeout{5000};
+  std::optional<gid_t> access_group;  // sluice.access.group: its segment's group, mode 0660
   ObjectKind kind = ObjectKind::kRecords;
   bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
   // Committed records only, or those of open and aborted transactions too; the session's level
