@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
@@ -33,7 +31,6 @@ class SegmentCrossProcessIT {
 
     @TempDir Path logs;
     private final BufferAllocator allocator = new RootAllocator();
-    private final List<Path> segments = new ArrayList<>();
     private SegmentTool tool;
 
     @BeforeEach
@@ -44,23 +41,11 @@ class SegmentCrossProcessIT {
     @AfterEach
     void cleanUp() throws IOException {
         tool.close();
-        for (Path segment : segments) {
-            Files.deleteIfExists(segment);
-            Files.deleteIfExists(SegmentLayout.bellPath(segment));
-        }
         allocator.close();
     }
 
     private String segmentName(ObjectKind kind) {
-        String name =
-                "sluice-it-"
-                        + ProcessHandle.current().pid()
-                        + "-"
-                        + kind.name().toLowerCase()
-                        + "-"
-                        + System.nanoTime();
-        segments.add(SegmentLayout.resolve(name));
-        return name;
+        return tool.segmentName("sluice-it", kind);
     }
 
     @ParameterizedTest

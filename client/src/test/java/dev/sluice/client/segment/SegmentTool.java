@@ -29,6 +29,7 @@ final class SegmentTool implements AutoCloseable {
     private final Path binary;
     private final Path logs;
     private final List<Process> processes = new ArrayList<>();
+    private final List<Path> segments = new ArrayList<>();
 
     SegmentTool(Path logs) throws IOException {
         this.binary = find();
@@ -50,6 +51,23 @@ final class SegmentTool implements AutoCloseable {
             assertThat(found).as("sluice-segment-tool under %s", dir).isPresent();
             return found.get();
         }
+    }
+
+    /**
+     * A fresh segment name in the shared-memory folder, {@code prefix-PID-kind-NANOS}; the segment
+     * and its doorbell are deleted on {@link #close}.
+     */
+    String segmentName(String prefix, ObjectKind kind) {
+        String name =
+                prefix
+                        + "-"
+                        + ProcessHandle.current().pid()
+                        + "-"
+                        + kind.name().toLowerCase()
+                        + "-"
+                        + System.nanoTime();
+        segments.add(SegmentLayout.resolve(name));
+        return name;
     }
 
     /** Starts the tool's command {@code args[0]}, its output in {@code logs/args[0].out|err}. */
@@ -93,11 +111,15 @@ final class SegmentTool implements AutoCloseable {
         return fields;
     }
 
-    /** Kills what is still running. */
+    /** Kills what is still running and deletes the segments named here. */
     @Override
-    public void close() {
+    public void close() throws IOException {
         for (Process process : processes) {
             process.destroyForcibly();
+        }
+        for (Path segment : segments) {
+            Files.deleteIfExists(segment);
+            Files.deleteIfExists(SegmentLayout.bellPath(segment));
         }
     }
 }

@@ -32,7 +32,6 @@ class SegmentWraparoundIT {
 
     @TempDir Path logs;
     private final BufferAllocator allocator = new RootAllocator();
-    private final List<Path> segments = new ArrayList<>();
     private SegmentTool tool;
 
     @BeforeEach
@@ -43,23 +42,11 @@ class SegmentWraparoundIT {
     @AfterEach
     void cleanUp() throws IOException {
         tool.close();
-        for (Path segment : segments) {
-            Files.deleteIfExists(segment);
-            Files.deleteIfExists(SegmentLayout.bellPath(segment));
-        }
         allocator.close();
     }
 
     private String segmentName(ObjectKind kind) {
-        String name =
-                "sluice-it-wrap-"
-                        + ProcessHandle.current().pid()
-                        + "-"
-                        + kind.name().toLowerCase()
-                        + "-"
-                        + System.nanoTime();
-        segments.add(SegmentLayout.resolve(name));
-        return name;
+        return tool.segmentName("sluice-it-wrap", kind);
     }
 
     @ParameterizedTest
