@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -25,20 +26,23 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code kill -9} of the daemon under a running PUSH job: the daemon is killed once the job has
- * delivered its first records, started again on the same socket, and the job ends with every record
- * of the topic exactly once, the rest read through the restarted daemon. That is what the source
- * promises across a daemon restart without a Flink failover (docs/flink-source.md, "Membership
- * changes resubscribe": the client resumes, each partition from the next offset it has not routed,
- * and rows below it are dropped), so the job runs without restarts and a failed task fails the
- * test. Real broker, real daemon, real MiniCluster.
+ * delivered its first records, the second half of the topic is written while it is down, it is
+ * started again on the same socket, and the job ends with every record of the topic exactly once,
+ * the second half necessarily through the restarted daemon. That is what the source promises across
+ * a daemon restart without a Flink failover (docs/flink-source.md, "Membership changes
+ * resubscribe": the client resumes, each partition from the next offset it has not routed, and rows
+ * below it are dropped), so the job runs without restarts and a failed task fails the test. Real
+ * broker, real daemon, real MiniCluster.
  */
 class SluiceSourceDaemonKillIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -54,9 +58,9 @@ class SluiceSourceDaemonKillIT {
     private static final int PARTITIONS = 3;
     private static final int PER_PARTITION = 10_000;
     private static final int VALUE_SIZE = 200;
-    // Records the test takes from the job before the kill: the job has started reading, and what
-    // it may read ahead (the collect sink's 2 MB buffer, Flink's network buffers, the segment's
-    // 512 KiB) is well below the topic's 6 MB, so the rest must come through the restarted daemon.
+    // Records the test takes from the job before the kill: the job has started reading. It may
+    // have read the whole first half ahead (the collect sink's buffer, Flink's network buffers,
+    // the segment); the second half is written after the kill.
     private static final int READ_BEFORE_KILL = 3_000;
 
     @TempDir Path dir;
@@ -74,13 +78,14 @@ class SluiceSourceDaemonKillIT {
         return String.format("%-" + VALUE_SIZE + "s", partition + ":" + seq);
     }
 
-    private static void produce(String topic) {
+    /** Records {@code from} to {@code to} (exclusive) of every partition. */
+    private static void produce(String topic, int from, int to) {
         Properties props = KAFKA.broker().clientProperties();
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (int seq = 0; seq < PER_PARTITION; seq++) {
+            for (int seq = from; seq < to; seq++) {
                 for (int partition = 0; partition < PARTITIONS; partition++) {
                     producer.send(
                             new ProducerRecord<>(
@@ -114,10 +119,18 @@ class SluiceSourceDaemonKillIT {
         return sum;
     }
 
+    // A source that never resumed would leave the job, and the iterator below, waiting forever.
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aKilledDaemonRestartedOnItsSocketLosesAndRepeatsNothing() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
-        produce(topic);
+        // Half the records now; the other half while the daemon is down, so that only the
+        // restarted daemon can deliver them, however far ahead the job had read.
+        produce(topic, 0, PER_PARTITION / 2);
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (int partition = 0; partition < PARTITIONS; partition++) {
+            ends.put(new TopicPartition(topic, partition), (long) PER_PARTITION);
+        }
         daemon =
                 BrokerdProcess.start(
                         BrokerdProcess.defaultBinary(),
@@ -134,7 +147,7 @@ class SluiceSourceDaemonKillIT {
                         .setTopics(topic)
                         .setReadMode(ReadMode.PUSH)
                         .setBrokerdSocket(daemon.socket())
-                        .setBounded(SluiceOffsets.latest())
+                        .setBounded(SluiceOffsets.of(ends))
                         .setSlots(8, 64 * 1024, 2)
                         .setValueOnlyDeserializer(new SimpleStringSchema())
                         .build();
@@ -148,6 +161,7 @@ class SluiceSourceDaemonKillIT {
             }
             long killed = daemon.pid();
             daemon.kill();
+            produce(topic, PER_PARTITION / 2, PER_PARTITION);
             daemon.restart();
             assertThat(daemon.pid()).isNotEqualTo(killed);
             results.forEachRemaining(value -> seen.merge(value.trim(), 1, Integer::sum));
