@@ -73,6 +73,14 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
         return i >= 0 && rows[i].truncate(shared.batch::offset, stop);
     }
 
+    /** The offset of the partition's last row here, or -1 when it has none. */
+    long lastOffset(int partition) {
+        int i = indexOf(partition);
+        return i < 0 || rows[i].isEmpty()
+                ? -1
+                : shared.batch.offset(rows[i].end(rows[i].runs() - 1) - 1);
+    }
+
     /** Leaves out every row of the partition. */
     void drop(int partition) {
         int i = indexOf(partition);

@@ -80,17 +80,22 @@ public final class SluiceSourceReader<T>
         sluice.gauge("readMode", () -> modeName);
         Supplier<SplitReader<SluiceRecord, SluiceSplit>> splitReaders;
         AutoCloseable onClose;
+        String clientId =
+                "sluice-source-" + settings.sourceId() + "-" + context.getIndexOfSubtask();
         if (mode == ReadMode.PUSH) {
             PushInbox inbox = new PushInbox(settings.push(), settings.sourceId());
             sluice.gauge("slotsHeld", inbox::heldCount);
-            splitReaders = () -> new PushSplitReader(inbox);
+            splitReaders =
+                    () ->
+                            new PushSplitReader(
+                                    inbox,
+                                    new StoppingOffsetProbe(
+                                            settings.kafkaProperties(), clientId + "-stop"));
             onClose = inbox::close;
         } else {
             AtomicLong pending = new AtomicLong();
             metrics.setPendingRecordsGauge(pending::get);
             sluice.gauge("slotsHeld", () -> 0);
-            String clientId =
-                    "sluice-source-" + settings.sourceId() + "-" + context.getIndexOfSubtask();
             splitReaders = () -> new PullSplitReader(settings.kafkaProperties(), clientId, pending);
             onClose = () -> {};
         }
