@@ -119,9 +119,10 @@ class SluiceSourceDaemonKillIT {
         return sum;
     }
 
-    // A source that never resumed would leave the job, and the iterator below, waiting forever.
+    // A source that never resumed would leave the job, and the iterator below, waiting forever;
+    // the collect iterator does not heed an interrupt, so the timeout runs the test apart.
     @Test
-    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aKilledDaemonRestartedOnItsSocketLosesAndRepeatsNothing() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
         // Half the records now; the other half while the daemon is down, so that only the
