@@ -39,34 +39,6 @@ public record Subscribe(
         streams = List.copyOf(streams);
     }
 
-    /** A SUBSCRIBE that reads committed records only, as every version-1 and -2 one. */
-    public Subscribe(
-            int slotCount,
-            boolean localLeaders,
-            long slotSize,
-            long reorderWindowBytes,
-            Mode mode,
-            StartPosition defaultStart,
-            List<PartitionStart> partitions,
-            String topic,
-            String groupId,
-            String jobFilter,
-            List<StreamStart> streams) {
-        this(
-                slotCount,
-                localLeaders,
-                false,
-                slotSize,
-                reorderWindowBytes,
-                mode,
-                defaultStart,
-                partitions,
-                topic,
-                groupId,
-                jobFilter,
-                streams);
-    }
-
     @Override
     public MessageType type() {
         return MessageType.SUBSCRIBE;

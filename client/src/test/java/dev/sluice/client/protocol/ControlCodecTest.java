@@ -37,6 +37,7 @@ class ControlCodecTest {
             return new Subscribe(
                     slotCount,
                     false,
+                    false,
                     slotSize,
                     reorderWindowBytes,
                     mode,
