@@ -24,6 +24,9 @@ import java.util.Set;
  * @param generator the user code that computes the bytes
  * @param taskSizeBytes the output of one compute task, per stream
  * @param streams the job's output streams, at least one, names unique
+ * @param weight the job's share of the producers beside other unpaced jobs, from {@value
+ *     #MIN_WEIGHT} to {@value #MAX_WEIGHT}: a job of weight 2 gets twice the tasks of one of weight
+ *     1 (docs/generation.md, "Scheduling policy"); its paced streams go first whatever the weight
  */
 @PublicEvolving
 public record JobSpec(
@@ -31,7 +34,8 @@ public record JobSpec(
         List<String> inputs,
         GeneratorSpec generator,
         long taskSizeBytes,
-        List<StreamSpec> streams) {
+        List<StreamSpec> streams,
+        int weight) {
 
     /**
      * 64 MiB: large enough that the scheduler's event loop sees few events per job (seed 001 §4.1),
@@ -41,6 +45,10 @@ public record JobSpec(
     public static final long DEFAULT_TASK_SIZE_BYTES = 64L << 20;
 
     public static final long MAX_TASK_SIZE_BYTES = 1L << 30;
+
+    public static final int DEFAULT_WEIGHT = 1;
+    public static final int MIN_WEIGHT = 1;
+    public static final int MAX_WEIGHT = 1000;
 
     public JobSpec {
         Names.check("id", id);
@@ -76,6 +84,26 @@ public record JobSpec(
                             + ", got "
                             + taskSizeBytes);
         }
+        checkWeight(weight);
+    }
+
+    /** Checks a weight, also one parsed as a long before it is narrowed to an int. */
+    static void checkWeight(long weight) {
+        if (weight < MIN_WEIGHT || weight > MAX_WEIGHT) {
+            throw new JobSpecException(
+                    "weight",
+                    "must be between " + MIN_WEIGHT + " and " + MAX_WEIGHT + ", got " + weight);
+        }
+    }
+
+    /** A job of the default weight. */
+    public JobSpec(
+            String id,
+            List<String> inputs,
+            GeneratorSpec generator,
+            long taskSizeBytes,
+            List<StreamSpec> streams) {
+        this(id, inputs, generator, taskSizeBytes, streams, DEFAULT_WEIGHT);
     }
 
     /** A job with the default task size. */

@@ -24,7 +24,7 @@ import java.util.TreeMap;
 public final class JobSpecJson {
 
     private static final Set<String> JOB_FIELDS =
-            Set.of("id", "inputs", "generator", "taskSizeBytes", "streams");
+            Set.of("id", "inputs", "generator", "taskSizeBytes", "streams", "weight");
     private static final Set<String> GENERATOR_FIELDS = Set.of("className", "parameters");
     private static final Set<String> STREAM_FIELDS =
             Set.of(
@@ -69,8 +69,10 @@ public final class JobSpecJson {
         for (int i = 0; i < items.size(); i++) {
             streams.add(stream(items.get(i), job.path("streams") + "[" + i + "]"));
         }
+        long weight = job.optionalLong("weight").orElse(JobSpec.DEFAULT_WEIGHT);
         try {
-            return new JobSpec(id, inputs, generator, taskSize, streams);
+            JobSpec.checkWeight(weight);
+            return new JobSpec(id, inputs, generator, taskSize, streams, (int) weight);
         } catch (JobSpecException e) {
             throw e.under(path);
         }
@@ -102,6 +104,7 @@ public final class JobSpecJson {
             stream.rateBytesPerSecond().ifPresent(rate -> node.put("rateBytesPerSecond", rate));
             node.put("chunkSizeBytes", stream.chunkSizeBytes());
         }
+        job.put("weight", spec.weight());
         return job;
     }
 

@@ -72,6 +72,7 @@ class JobSpecJsonTest {
                 .contains("\"parameters\" : { }")
                 .contains("\"taskSizeBytes\" : 67108864")
                 .contains("\"chunkSizeBytes\" : 1048576")
+                .contains("\"weight\" : 1")
                 .doesNotContain("rateBytesPerSecond");
         assertThat(JobSpecJson.write(JobSpecJson.parse(written))).isEqualTo(written);
     }
@@ -94,7 +95,7 @@ class JobSpecJsonTest {
                         "unknown top-level field",
                         job -> job.put("priority", 1),
                         "priority: unknown field (allowed: [generator, id, inputs, streams,"
-                                + " taskSizeBytes])"),
+                                + " taskSizeBytes, weight])"),
                 bad(
                         "unknown stream field",
                         job -> stream(job, 2).put("colour", "red"),
@@ -260,7 +261,36 @@ class JobSpecJsonTest {
                         "task over 1 GiB",
                         job -> job.put("taskSizeBytes", (1L << 30) + 1),
                         "taskSizeBytes: must be between the largest chunk size (1048576) and"
-                                + " 1073741824, got 1073741825"));
+                                + " 1073741824, got 1073741825"),
+                bad("zero weight", job -> job.put("weight", 0), WEIGHT + "got 0"),
+                bad("weight over 1000", job -> job.put("weight", 1001), WEIGHT + "got 1001"),
+                bad(
+                        "weight beyond an int",
+                        job -> job.put("weight", 4_294_967_298L),
+                        WEIGHT + "got 4294967298"),
+                bad(
+                        "weight not a number",
+                        job -> job.put("weight", "2"),
+                        "weight: must be an integer"),
+                bad(
+                        "null weight",
+                        job -> job.putNull("weight"),
+                        "weight: must not be null; leave the field out"));
+    }
+
+    private static final String WEIGHT = "weight: must be between 1 and 1000, ";
+
+    @Test
+    void aJobsWeightIsReadAndWrittenAndOneWhenLeftOut() throws Exception {
+        ObjectNode job = (ObjectNode) MAPPER.readTree(TestJobs.printingJobJson());
+        job.remove("weight");
+        assertThat(JobSpecJson.parse(MAPPER.writeValueAsString(job)).weight()).isEqualTo(1);
+
+        job.put("weight", 1000);
+        JobSpec heavy = JobSpecJson.parse(MAPPER.writeValueAsString(job));
+        assertThat(heavy.weight()).isEqualTo(1000);
+        assertThat(JobSpecJson.write(heavy)).contains("\"weight\" : 1000");
+        assertThat(JobSpecJson.parse(JobSpecJson.write(heavy))).isEqualTo(heavy);
     }
 
     @ParameterizedTest(name = "{0}")

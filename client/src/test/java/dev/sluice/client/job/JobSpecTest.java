@@ -25,6 +25,20 @@ class JobSpecTest {
         assertThat(job.taskSizeBytes()).isEqualTo(64L << 20);
         assertThat(job.streams().get(0).chunkSizeBytes()).isEqualTo(1 << 20);
         assertThat(job.streams().get(0).rateBytesPerSecond()).isEmpty();
+        assertThat(job.weight()).isEqualTo(1);
+    }
+
+    @Test
+    void aWeightIsFromOneToAThousand() {
+        List<StreamSpec> streams = List.of(stream("s", new SplitRule.Whole()));
+
+        assertThat(new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams, 1000).weight())
+                .isEqualTo(1000);
+        assertThat(new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams).weight()).isEqualTo(1);
+        assertThatThrownBy(() -> new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams, 0))
+                .hasMessage("weight: must be between 1 and 1000, got 0");
+        assertThatThrownBy(() -> new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams, 1001))
+                .hasMessage("weight: must be between 1 and 1000, got 1001");
     }
 
     @Test
