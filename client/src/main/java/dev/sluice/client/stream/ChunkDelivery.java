@@ -46,6 +46,10 @@ final class ChunkDelivery {
     private final long startDelayNanos;
     private ChunkSource.Chunk first;
     private long firstDueNanos;
+    private long startBufferBytes;
+    // Pacing: each chunk's handout time past its due time. Guarded by itself: stats() reads it
+    // from other threads.
+    private final LatenessHistogram lateness = new LatenessHistogram();
 
     // Counters, published as one snapshot for other threads.
     private long chunks;
@@ -255,6 +259,7 @@ final class ChunkDelivery {
             if (starving) {
                 starvedNanos += Math.max(0, now - starvingDueNanos);
             }
+            recordLateness(chunk, now);
             pacer.handedOut(size, now, starving);
         }
         starving = false;
@@ -270,6 +275,26 @@ final class ChunkDelivery {
         held = new StreamChunk(this, chunk);
         publishStats();
         return held;
+    }
+
+    /**
+     * Records how late {@code chunk} is handed out at {@code now}: past its due time on the
+     * schedule, or for the first chunk past the end of the start delay (its arrival without one).
+     * Called before the pacer moves on to the next due time.
+     */
+    private void recordLateness(ChunkSource.Chunk chunk, long now) {
+        long due;
+        if (!pacer.started()) {
+            due = startDelayNanos > 0 ? firstDueNanos : now;
+            startBufferBytes = chunk.size() + source.bytesWaiting(readerIndex, readerCount);
+        } else if (starving) {
+            due = starvingDueNanos;
+        } else {
+            due = pacer.nextDueNanos();
+        }
+        synchronized (lateness) {
+            lateness.record(now - due);
+        }
     }
 
     void release(StreamChunk chunk, ChunkSource.Chunk sourceChunk) throws IOException {
@@ -312,6 +337,16 @@ final class ChunkDelivery {
     /** The delivery counters, with the progress reporter's. */
     StreamReaderStats stats(long progressRecordsSent, long progressSendFailures) {
         StreamReaderStats s = snapshot;
+        long p50;
+        long p99;
+        long max;
+        // A walk of the histogram's buckets, at most about a thousand: light enough for a progress
+        // bar's every call, and nothing per chunk.
+        synchronized (lateness) {
+            p50 = lateness.percentile(50);
+            p99 = lateness.percentile(99);
+            max = lateness.max();
+        }
         return new StreamReaderStats(
                 s.chunks(),
                 s.bytes(),
@@ -319,6 +354,11 @@ final class ChunkDelivery {
                 s.starvedNanos(),
                 s.targetRateBytesPerSecond(),
                 s.achievedRateBytesPerSecond(),
+                p50,
+                p99,
+                max,
+                s.startDelayNanos(),
+                s.startBufferBytes(),
                 s.endOfStream(),
                 s.gapsReported(),
                 s.currentGap(),
@@ -339,6 +379,11 @@ final class ChunkDelivery {
                                 ? OptionalLong.empty()
                                 : OptionalLong.of(pacer.rateBytesPerSecond()),
                         achieved,
+                        0,
+                        0,
+                        0,
+                        startDelayNanos,
+                        startBufferBytes,
                         ended,
                         gapsReported,
                         Optional.ofNullable(currentGap),

@@ -27,6 +27,14 @@ interface ChunkSource extends AutoCloseable {
      */
     ChunkGap takeGap();
 
+    /**
+     * The payload bytes of the chunks that came and wait after the one {@link #next} gave last,
+     * counting only those whose {@code seq % readerCount == readerIndex}: a look at what is in
+     * memory, without I/O. For the start buffer a paced reader reports (docs/stream-reader.md,
+     * "Lateness and the start buffer").
+     */
+    long bytesWaiting(int readerIndex, int readerCount);
+
     @Override
     void close() throws IOException;
 

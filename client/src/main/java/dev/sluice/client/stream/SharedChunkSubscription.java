@@ -381,6 +381,19 @@ final class SharedChunkSubscription {
         }
 
         @Override
+        public long bytesWaiting(int readerIndex, int readerCount) {
+            long bytes = 0;
+            // A chunk in the inbox is not done, so its batch is open and its size readable.
+            for (Entry entry : inbox) {
+                if (entry instanceof Held chunk
+                        && Long.remainderUnsigned(chunk.seq(), readerCount) == readerIndex) {
+                    bytes += chunk.size();
+                }
+            }
+            return bytes;
+        }
+
+        @Override
         public void close() {
             if (!closed) {
                 closed = true;

@@ -106,7 +106,7 @@ public final class StreamReader implements AutoCloseable {
             int readerCount,
             ChunkSource source,
             long rate,
-            Duration startDelay,
+            long startDelayNanos,
             ProgressReporter reporter) {
         this.job = job;
         this.stream = stream;
@@ -121,7 +121,7 @@ public final class StreamReader implements AutoCloseable {
                         source,
                         NanoClock.SYSTEM,
                         rate,
-                        startDelay.toNanos(),
+                        startDelayNanos,
                         readerIndex,
                         readerCount,
                         reporter == null ? progress -> {} : reporter::update);
@@ -247,7 +247,8 @@ public final class StreamReader implements AutoCloseable {
         private long slotSize;
         private long reorderWindowBytes;
         private long heapBufferBytes = DEFAULT_HEAP_BUFFER_BYTES;
-        private Duration startDelay = Duration.ZERO;
+        // null: one task of the stream at its rate when built from a job spec, else 0.
+        private Duration startDelay;
 
         private Builder(BrokerdClient brokerd, String job, String stream) {
             this.brokerd = Objects.requireNonNull(brokerd, "brokerd");
@@ -303,11 +304,12 @@ public final class StreamReader implements AutoCloseable {
         }
 
         /**
-         * For a paced reader: hands the first chunk out this long after it came (default 0), so
-         * that the stream's next chunks have a head start on the schedule. Producers start a job's
-         * streams together and each one's chunks come in bursts of tasks; a reader that starts at
-         * the first chunk has nothing in hand when the second task of its stream is late. A jitter
-         * buffer, traded against latency.
+         * For a paced reader: hands the first chunk out this long after it came, so that the
+         * stream's next chunks have a head start on the schedule; {@link Duration#ZERO} for none. A
+         * stream's chunks come a task at a time, and a reader that starts at the first chunk has
+         * nothing in hand when the next task of its stream is late. A jitter buffer, traded against
+         * latency. By default, built from a job spec, one task of the stream at its rate ({@code
+         * taskSizeBytes / rate}, docs/stream-reader.md, "Start delay"); without one, 0.
          */
         public Builder startDelay(Duration delay) {
             if (delay.isNegative()) {
@@ -459,7 +461,7 @@ public final class StreamReader implements AutoCloseable {
                                 readerCount,
                                 source,
                                 settings.rate,
-                                startDelay,
+                                settings.startDelayNanos,
                                 reporter);
                 if (reporter != null) {
                     // The first record, nothing delivered yet, tells the scheduler that the
@@ -492,7 +494,7 @@ public final class StreamReader implements AutoCloseable {
             return new SimpleStreamReader(open());
         }
 
-        record Settings(String topic, long rate, long slotSize) {}
+        record Settings(String topic, long rate, long slotSize, long startDelayNanos) {}
 
         Settings check() {
             DeliveryProgressCodec.checkName("job", job);
@@ -500,6 +502,7 @@ public final class StreamReader implements AutoCloseable {
             String chunkTopic = topic;
             long chunkSize = StreamSpec.DEFAULT_CHUNK_SIZE_BYTES;
             OptionalLong jobRate = OptionalLong.empty();
+            long taskBytes = 0;
             if (jobSpec != null) {
                 StreamSpec spec =
                         jobSpec.stream(stream)
@@ -522,6 +525,8 @@ public final class StreamReader implements AutoCloseable {
                 }
                 chunkSize = spec.chunkSizeBytes();
                 jobRate = spec.rateBytesPerSecond();
+                // A stream shorter than a task is one task.
+                taskBytes = Math.min(jobSpec.taskSizeBytes(), spec.sizeBytes());
             }
             if (chunkTopic == null) {
                 throw new IllegalArgumentException(
@@ -556,7 +561,32 @@ public final class StreamReader implements AutoCloseable {
                 }
             }
             long size = slotSize > 0 ? slotSize : roundUp64(chunkSize + SLOT_OVERHEAD);
-            return new Settings(chunkTopic, paced, size);
+            return new Settings(
+                    chunkTopic, paced, size, startDelayNanos(paced, taskBytes, jobRate));
+        }
+
+        /**
+         * The start delay given, or by default one task of the stream at its rate: this reader's
+         * share of a task ({@code taskBytes / readerCount}) at its own rate, which for the job's
+         * rate divided among the readers is {@code taskBytes / rate}. The scheduler keeps at most
+         * two tasks of a stream per producer ahead of its readers and hands the next out as soon as
+         * their progress frees room, so with one task in hand a reader covers the next task's
+         * computation as long as the producers compute faster than it reads (docs/stream-reader.md,
+         * "Start delay"). 0 unpaced or without a job spec.
+         */
+        private long startDelayNanos(long paced, long taskBytes, OptionalLong jobRate) {
+            if (paced == 0) {
+                return 0;
+            }
+            if (startDelay != null) {
+                return startDelay.toNanos();
+            }
+            if (taskBytes == 0) {
+                return 0;
+            }
+            // The job's rate rather than its share rounded down: the same time for every reader.
+            double streamRate = rate == null ? jobRate.getAsLong() : (double) rate * readerCount;
+            return Math.round(taskBytes * 1e9 / streamRate);
         }
 
         private static long roundUp64(long n) {

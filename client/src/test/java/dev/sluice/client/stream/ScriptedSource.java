@@ -57,6 +57,19 @@ final class ScriptedSource implements ChunkSource {
         return arrivedGaps.poll();
     }
 
+    /** The chunks that have arrived by now and are not taken yet. */
+    @Override
+    public long bytesWaiting(int readerIndex, int readerCount) {
+        long bytes = 0;
+        for (Scripted chunk : pending) {
+            if (chunk.arrivalNanos() <= clock.nanoTime()
+                    && Long.remainderUnsigned(chunk.seq(), readerCount) == readerIndex) {
+                bytes += chunk.payload().length;
+            }
+        }
+        return bytes;
+    }
+
     @Override
     public Chunk next(long timeoutNanos) {
         if (current != null) {

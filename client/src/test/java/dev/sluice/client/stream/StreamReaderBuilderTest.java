@@ -75,7 +75,6 @@ class StreamReaderBuilderTest {
         assertThatThrownBy(() -> reader().heapBufferBytes(-1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("heap buffer: at least 0 bytes, got -1");
-        assertThat(reader().heapBufferBytes(0)).isNotNull();
     }
 
     @Test
@@ -130,21 +129,105 @@ class StreamReaderBuilderTest {
                 .isEqualTo(
                         "Settings[topic=sluice.chunks.printer-1, rate=4000000, slotSize="
                                 + ((256 << 10) + (64 << 10))
-                                + "]");
+                                + ", startDelayNanos=262144000]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).share(1, 4).check())
                 .hasToString(
-                        "Settings[topic=sluice.chunks.printer-1, rate=1000000, slotSize=327680]");
+                        "Settings[topic=sluice.chunks.printer-1, rate=1000000, slotSize=327680,"
+                                + " startDelayNanos=262144000]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).noPacing().check())
-                .hasToString("Settings[topic=sluice.chunks.printer-1, rate=0, slotSize=327680]");
+                .hasToString(
+                        "Settings[topic=sluice.chunks.printer-1, rate=0, slotSize=327680,"
+                                + " startDelayNanos=0]");
         assertThat(
                         StreamReader.builder(BROKERD, JOB, "magenta")
                                 .partitions(1)
                                 .topic("mine")
                                 .pacing(7)
                                 .check())
-                .hasToString("Settings[topic=mine, rate=7, slotSize=1114112]");
+                .hasToString(
+                        "Settings[topic=mine, rate=7, slotSize=1114112,"
+                                + " startDelayNanos=149796571428571]");
         assertThatThrownBy(() -> StreamReader.builder(BROKERD, JOB, "yellow").partitions(1).open())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stream = yellow: job job-1 has no such stream (it has cyan, magenta)");
+    }
+
+    @Test
+    void theStartDelayIsOneTaskOfTheStreamAtItsRateByDefault() {
+        // 1 MiB tasks at the job's 4 MB/s: 262.144 ms.
+        assertThat(cyanFromJob().check().startDelayNanos()).isEqualTo(262_144_000L);
+        // Four readers: a quarter of each task at a quarter of the rate, the same time.
+        assertThat(cyanFromJob().share(3, 4).check().startDelayNanos()).isEqualTo(262_144_000L);
+        // A rate of its own: this reader's share of a task at that rate, 1 MiB / 2 / 1 MB/s.
+        assertThat(cyanFromJob().share(0, 2).pacing(1_000_000).check().startDelayNanos())
+                .isEqualTo(524_288_000L);
+        // The example: B/8 at 1.5 MB/s in 4 MiB tasks, 2.8 s.
+        JobSpec b8 =
+                new JobSpec(
+                        "b8",
+                        List.of(),
+                        new GeneratorSpec("com.example.Gen", Map.of()),
+                        4 << 20,
+                        List.of(
+                                new StreamSpec(
+                                        "cyan",
+                                        "printer-1",
+                                        new SplitRule.Channel("cyan"),
+                                        100_000_000,
+                                        OptionalLong.of(1_500_000),
+                                        256 << 10)));
+        assertThat(
+                        StreamReader.builder(BROKERD, b8, "cyan")
+                                .partitions(1)
+                                .check()
+                                .startDelayNanos())
+                .isEqualTo(2_796_202_667L);
+    }
+
+    @Test
+    void aStreamShorterThanATaskIsOneTask() {
+        JobSpec small =
+                new JobSpec(
+                        "small",
+                        List.of(),
+                        new GeneratorSpec("com.example.Gen", Map.of()),
+                        1 << 20,
+                        List.of(
+                                new StreamSpec(
+                                        "cyan",
+                                        "printer-1",
+                                        new SplitRule.Channel("cyan"),
+                                        400_000,
+                                        OptionalLong.of(4_000_000),
+                                        256 << 10)));
+        assertThat(
+                        StreamReader.builder(BROKERD, small, "cyan")
+                                .partitions(1)
+                                .check()
+                                .startDelayNanos())
+                .isEqualTo(100_000_000L);
+    }
+
+    @Test
+    void aStartDelayGivenOverridesTheDerivedOneZeroIncluded() {
+        assertThat(cyanFromJob().startDelay(Duration.ofMillis(50)).check().startDelayNanos())
+                .isEqualTo(50_000_000L);
+        assertThat(cyanFromJob().startDelay(Duration.ZERO).check().startDelayNanos()).isZero();
+    }
+
+    @Test
+    void withoutAJobSpecOrPacingThereIsNoStartDelay() {
+        assertThat(reader().pacing(1_000_000).check().startDelayNanos()).isZero();
+        assertThat(reader().pacing(1_000_000).startDelay(Duration.ofSeconds(1)).check())
+                .extracting(StreamReader.Builder.Settings::startDelayNanos)
+                .isEqualTo(1_000_000_000L);
+        // Unpaced, a start delay given has nothing to delay.
+        assertThat(cyanFromJob().noPacing().startDelay(Duration.ofSeconds(1)).check())
+                .extracting(StreamReader.Builder.Settings::startDelayNanos)
+                .isEqualTo(0L);
+    }
+
+    private static StreamReader.Builder cyanFromJob() {
+        return StreamReader.builder(BROKERD, JOB, "cyan").partitions(1);
     }
 }
