@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,56 @@ class ChunkDeliveryTest {
         assertThat(stats.endOfStream()).isTrue();
         // One park per interval: waiting is parking, not spinning on the clock.
         assertThat(clock.parks).isEqualTo(9);
+        // Every chunk on time: the fake clock's parks wake up exactly when asked.
+        assertThat(stats.latenessMaxNanos()).isZero();
+        assertThat(stats.startDelayNanos()).isZero();
+        // Without a start delay, the first chunk is handed out as it comes, with the rest in hand.
+        assertThat(stats.startBufferBytes()).isEqualTo(10_000);
+    }
+
+    @Test
+    void anOnTimeChunkIsAsLateAsThePark() throws IOException {
+        // Every park wakes up 0.3 ms late; the absolute schedule keeps it from adding up.
+        clock.overshootNanos = 300_000;
+        ScriptedSource source = new ScriptedSource(clock).chunks(10, 1000, t0);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+
+        readAll(delivery, new ArrayList<>());
+
+        assertThat(clock.nanoTime() - t0).isEqualTo(900 * MS + 300_000);
+        StreamReaderStats stats = delivery.stats(0, 0);
+        // The first chunk is not parked for: on time; the nine others 0.3 ms late.
+        assertThat(stats.latenessMaxNanos()).isEqualTo(300_000);
+        assertThat(stats.latenessP50Nanos()).isCloseTo(300_000L, within(300_000L / 64));
+        assertThat(stats.latenessP99Nanos()).isCloseTo(300_000L, within(300_000L / 64));
+        assertThat(stats.starvationEvents()).isZero();
+    }
+
+    @Test
+    void theLatenessPercentilesAreThoseOfTheChunksHandoutsPastTheirDueTimes() throws IOException {
+        // All 200 chunks are there; the application comes back for chunk i a scripted time after
+        // it was due (under the 100 ms interval, so it is never starved, only late).
+        int n = 200;
+        ScriptedSource source = new ScriptedSource(clock).chunks(n, 1000, t0);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        long[] late = new long[n];
+        for (int i = 0; i < n; i++) {
+            late[i] = i == 0 ? 0 : (i * 7919L % 97) * 731_000;
+            clock.advanceTo(t0 + i * 100 * MS + late[i]);
+            StreamChunk chunk = delivery.acquire(FOREVER);
+            assertThat(clock.nanoTime() - t0).isEqualTo(i * 100 * MS + late[i]);
+            chunk.release();
+        }
+
+        long[] sorted = late.clone();
+        Arrays.sort(sorted);
+        long p50 = sorted[n / 2 - 1];
+        long p99 = sorted[(int) Math.ceil(0.99 * n) - 1];
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.latenessP50Nanos()).isCloseTo(p50, within(p50 / 64));
+        assertThat(stats.latenessP99Nanos()).isCloseTo(p99, within(p99 / 64));
+        assertThat(stats.latenessMaxNanos()).isEqualTo(sorted[n - 1]);
+        assertThat(stats.starvationEvents()).isZero();
     }
 
     @Test
@@ -86,6 +137,10 @@ class ChunkDeliveryTest {
         StreamReaderStats stats = delivery.stats(0, 0);
         assertThat(stats.starvationEvents()).isEqualTo(1);
         assertThat(stats.starvedNanos()).isEqualTo(1500 * MS);
+        // A starved chunk is as late as it came; the nine others on time.
+        assertThat(stats.latenessMaxNanos()).isEqualTo(1500 * MS);
+        assertThat(stats.latenessP99Nanos()).isCloseTo(1500 * MS, within(1500 * MS / 64));
+        assertThat(stats.latenessP50Nanos()).isZero();
     }
 
     @Test
@@ -104,14 +159,53 @@ class ChunkDeliveryTest {
         assertThat(times)
                 .containsExactly(300L, 400L, 500L, 600L, 700L, 800L, 900L, 1000L, 1100L, 1200L);
         assertThat(seqs).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
-        assertThat(delivery.stats(0, 0).starvationEvents()).isZero();
+        StreamReaderStats stats = delivery.stats(0, 0);
+        assertThat(stats.starvationEvents()).isZero();
+        assertThat(stats.latenessMaxNanos()).isZero();
+        assertThat(stats.startDelayNanos()).isEqualTo(300 * MS);
+        // The first task was in hand when the first chunk went out, the second not yet.
+        assertThat(stats.startBufferBytes()).isEqualTo(5000);
+    }
+
+    @Test
+    void theFirstChunkIsDueAtTheEndOfTheStartDelay() throws IOException {
+        // Its park wakes up 2 ms late; the first chunk came at 50 ms, chunk 1 at 1000 ms.
+        clock.overshootNanos = 2 * MS;
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0 + 50 * MS).add(1, true, 1000, t0 + 1000 * MS);
+        ChunkDelivery delivery = delivery(source, 10_000, 300 * MS, 0, 1);
+
+        List<Long> times = readAll(delivery, new ArrayList<>());
+
+        assertThat(times).containsExactly(352L, 1000L);
+        StreamReaderStats stats = delivery.stats(0, 0);
+        // 0 was due at 350 ms; 1 at 452 ms and came at 1000, starved.
+        assertThat(stats.latenessMaxNanos()).isEqualTo(548 * MS);
+        assertThat(stats.latenessP50Nanos()).isCloseTo(2 * MS, within(2 * MS / 64));
+        assertThat(stats.startBufferBytes()).isEqualTo(1000);
+    }
+
+    @Test
+    void aSharedReadersStartBufferCountsItsOwnChunksOnly() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        for (int seq = 0; seq < 10; seq++) {
+            source.add(seq, seq == 9, 100 + seq, t0);
+        }
+        ChunkDelivery delivery = delivery(source, 10_000, 100 * MS, 1, 2);
+
+        delivery.acquire(FOREVER).release();
+
+        // Its chunks 1, 3, 5, 7 and 9; the other reader's 2 to 8 are there too but not counted.
+        assertThat(delivery.stats(0, 0).startBufferBytes()).isEqualTo(101 + 103 + 105 + 107 + 109);
     }
 
     @Test
     void anUnpacedReaderIgnoresTheStartDelay() throws IOException {
         ScriptedSource source = new ScriptedSource(clock).chunks(3, 1000, t0);
-        List<Long> times = readAll(delivery(source, 0, 300 * MS, 0, 1), new ArrayList<>());
+        ChunkDelivery delivery = delivery(source, 0, 300 * MS, 0, 1);
+        List<Long> times = readAll(delivery, new ArrayList<>());
         assertThat(times).containsExactly(0L, 0L, 0L);
+        assertThat(delivery.stats(0, 0).startDelayNanos()).isZero();
     }
 
     @Test
@@ -191,6 +285,9 @@ class ChunkDeliveryTest {
         assertThat(stats.targetRateBytesPerSecond()).isEmpty();
         // 3000 bytes before the latest chunk over 500 ms.
         assertThat(stats.achievedRateBytesPerSecond()).isCloseTo(6000.0, within(1e-6));
+        // Nothing is due unpaced, so nothing is late, and there is no start buffer.
+        assertThat(stats.latenessMaxNanos()).isZero();
+        assertThat(stats.startBufferBytes()).isZero();
     }
 
     @Test
@@ -310,6 +407,7 @@ class ChunkDeliveryTest {
         // The wait at the hole is one starvation, from 2's due time to its arrival.
         assertThat(stats.starvationEvents()).isEqualTo(1);
         assertThat(stats.starvedNanos()).isEqualTo(1800 * MS);
+        assertThat(stats.latenessMaxNanos()).isEqualTo(1800 * MS);
         assertThat(source.done).containsExactly(0L, 1L, 2L, 3L);
     }
 

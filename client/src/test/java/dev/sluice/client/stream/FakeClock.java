@@ -1,8 +1,12 @@
 package dev.sluice.client.stream;
 
-/** Time that moves only when someone waits: parking advances it by exactly what was asked. */
+/**
+ * Time that moves only when someone waits: parking advances it by what was asked, plus {@link
+ * #overshootNanos} (0 unless a test sets it), as a real park wakes up late.
+ */
 final class FakeClock implements NanoClock {
     private long now = 1_000_000_000L;
+    long overshootNanos;
     long parks;
     long parkedNanos;
 
@@ -18,7 +22,7 @@ final class FakeClock implements NanoClock {
         }
         parks++;
         parkedNanos += nanos;
-        now += nanos;
+        now += nanos + overshootNanos;
     }
 
     void advance(long nanos) {
