@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -54,16 +55,37 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>Fig. 5: the same with the raster computation;
  *   <li>Fig. 6: job B with computation, its readers at a constant speed of 50 %, 90 % and 100 % of
  *       the rate measured for the topology in Fig. 5: the rate achieved, the loss against the rate
- *       requested, starvation events.
+ *       requested, starvation events per repetition, the chunks' lateness and the start buffer;
+ *   <li>the printer room: four paced jobs at once, each on an output location of its own, and a
+ *       greedy (unpaced) job beside them on a fifth, two producers: the paced streams' starvation,
+ *       loss and lateness, and the greedy job's rate against the same job alone.
  * </ul>
  *
  * <p>A job's throughput is seed 001's: its bytes over the time from its submission to the last
- * chunk read. Arguments: {@code --brokerd PATH}, {@code --results DIR}, {@code --reps K} (3),
- * {@code --jobs A,B/6} (Fig. 6 paces the last), {@code --topologies T,T}, {@code --figures 4,5,6}.
+ * chunk read. Arguments: {@link GenerationOptions}.
  */
 public final class GenerationBenchmark {
     static final String[] TOPOLOGIES = {"one-to-one", "one-to-many", "many-to-one", "many-to-many"};
     static final double[] SPEEDS = {0.5, 0.9, 1.0};
+    static final String ANCHOR = "0";
+    static final String FIG4 = "4";
+    static final String FIG5 = "5";
+    static final String FIG6 = "6";
+    static final String ROOM = GenerationOptions.ROOM;
+    private static final String WARM_UP = "warm-up";
+
+    /** The printer room's paced jobs' output locations, one job each. */
+    static final List<String> PRINTERS =
+            List.of("printer-1", "printer-2", "printer-3", "printer-4");
+
+    /** The printer room's greedy job's output location. */
+    static final String GREEDY_LOCATION = "printer-5";
+
+    /** The topology column of the greedy job's rows: beside the paced jobs, and alone. */
+    static final String GREEDY = "greedy";
+
+    static final String GREEDY_ALONE = "greedy alone";
+    private static final int STREAMS_PER_JOB = 4;
     private static final int CHUNK_BYTES = 256 << 10;
     private static final long TASK_TARGET_BYTES = 4 << 20;
     private static final int PARTITIONS = 4;
@@ -75,9 +97,12 @@ public final class GenerationBenchmark {
     // A round in which this JVM compiled for less than this share of its time ends the warm-up.
     private static final double SETTLED_COMPILE_SHARE = 0.25;
 
-    /** One measured job, or one ceiling run ({@code figure} 0). */
+    /**
+     * One measured job, or one ceiling run ({@code figure} {@link #ANCHOR}). Its CPU time is the
+     * whole machine's through the run: in the printer room, that of all five jobs.
+     */
     record Run(
-            int figure,
+            String figure,
             String topology,
             int producers,
             int consumers,
@@ -87,8 +112,7 @@ public final class GenerationBenchmark {
             long bytes,
             double seconds,
             double requestedBytesPerSecond,
-            double[] achievedBytesPerSecond,
-            long starvationEvents,
+            List<StreamOutcome> streams,
             double cpuSeconds) {
 
         double mbPerSecond() {
@@ -105,70 +129,77 @@ public final class GenerationBenchmark {
             return cpuSeconds / seconds;
         }
 
+        double[] achievedBytesPerSecond() {
+            return streams.stream().mapToDouble(StreamOutcome::achievedBytesPerSecond).toArray();
+        }
+
         /** Per stream, how far the achieved rate fell short of the requested one (0 if not). */
         double[] losses() {
-            return Arrays.stream(achievedBytesPerSecond)
+            return Arrays.stream(achievedBytesPerSecond())
                     .map(a -> Math.max(0, 1 - a / requestedBytesPerSecond))
                     .toArray();
         }
+
+        long starvationEvents() {
+            return streams.stream().mapToLong(StreamOutcome::starvationEvents).sum();
+        }
+
+        /** The worst stream's median lateness. */
+        long latenessP50Nanos() {
+            return worst(StreamOutcome::latenessP50Nanos);
+        }
+
+        /** The worst stream's 99th percentile of lateness. */
+        long latenessP99Nanos() {
+            return worst(StreamOutcome::latenessP99Nanos);
+        }
+
+        long latenessMaxNanos() {
+            return worst(StreamOutcome::latenessMaxNanos);
+        }
+
+        /** The longest start buffer of the streams (they share one rate, so one start delay). */
+        long startDelayNanos() {
+            return worst(StreamOutcome::startDelayNanos);
+        }
+
+        private long worst(ToLongFunction<StreamOutcome> metric) {
+            return streams.stream().mapToLong(metric).max().orElse(0);
+        }
     }
 
-    private final Path brokerd;
+    /**
+     * One job of a run: the topology column of its row, what it prints, where its streams go, and
+     * each stream's constant speed in bytes/s (0: read as fast as the chunks come).
+     */
+    private record Launch(
+            String topology,
+            PrintJob print,
+            List<String> locations,
+            boolean compute,
+            double rate) {}
+
+    private final GenerationOptions options;
     private final URI image;
-    private final int reps;
-    private final List<PrintJob> jobs;
     private final List<Run> runs = new ArrayList<>();
-    private final Path results;
     private final AtomicInteger ids = new AtomicInteger();
 
-    private final List<String> topologies;
-    private final List<Integer> figures;
-
-    private GenerationBenchmark(
-            Path brokerd,
-            URI image,
-            int reps,
-            List<PrintJob> jobs,
-            List<String> topologies,
-            List<Integer> figures,
-            Path results) {
-        this.brokerd = brokerd;
+    private GenerationBenchmark(GenerationOptions options, URI image) {
+        this.options = options;
         this.image = image;
-        this.reps = reps;
-        this.jobs = jobs;
-        this.topologies = topologies;
-        this.figures = figures;
-        this.results = results;
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            options.put(args[i], args[i + 1]);
-        }
-        Path results = Path.of(options.getOrDefault("--results", "benchmarks/results"));
-        Files.createDirectories(results);
+        GenerationOptions options = GenerationOptions.parse(args);
+        Files.createDirectories(options.results());
         Path work = Files.createTempDirectory("sluice-generation-bench-");
         GenerationBenchmark benchmark =
-                new GenerationBenchmark(
-                        Path.of(options.get("--brokerd")),
-                        TestChart.write(work).toUri(),
-                        Integer.parseInt(options.getOrDefault("--reps", "3")),
-                        Arrays.stream(options.getOrDefault("--jobs", "A,B/6").split(","))
-                                .map(PrintJob::preset)
-                                .toList(),
-                        List.of(
-                                options.getOrDefault("--topologies", String.join(",", TOPOLOGIES))
-                                        .split(",")),
-                        Arrays.stream(options.getOrDefault("--figures", "4,5,6").split(","))
-                                .map(Integer::valueOf)
-                                .toList(),
-                        results);
+                new GenerationBenchmark(options, TestChart.write(work).toUri());
         for (int producers = 1; producers <= 2; producers++) {
             benchmark.runAll(producers);
         }
         String table = GenerationTables.markdown(benchmark.runs);
-        Files.writeString(results.resolve("generation.md"), table);
+        Files.writeString(options.results().resolve("generation.md"), table);
         System.out.print(table);
         // Flink's split fetchers can outlive a closed MiniCluster, blocked for good on a handover
         // the reader never took (FLINK-40660); they are not daemon threads and kept this JVM up.
@@ -178,16 +209,24 @@ public final class GenerationBenchmark {
     /** Every measurement with {@code producers} producers, on parts started for them. */
     private void runAll(int producers) throws Exception {
         List<String> topologies =
-                this.topologies.stream().filter(t -> producers(t) == producers).toList();
+                options.topologies().stream().filter(t -> producers(t) == producers).toList();
         if (topologies.isEmpty()) {
             return;
         }
-        long largestTask = jobs.stream().mapToLong(this::taskSize).max().orElse(TASK_TARGET_BYTES);
+        boolean room = producers == 2 && options.figures().contains(ROOM);
+        List<String> locations = new ArrayList<>(locations(4));
+        List<PrintJob> printed = new ArrayList<>(options.jobs());
+        if (room) {
+            locations.addAll(PRINTERS);
+            locations.add(GREEDY_LOCATION);
+            printed.add(options.roomGreedy());
+        }
+        long largestTask = printed.stream().mapToLong(this::taskSize).max().orElseThrow();
         try (EmbeddedSluice sluice =
                         EmbeddedSluice.builder()
-                                .brokerdBinary(brokerd)
+                                .brokerdBinary(options.brokerd())
                                 .parallelism(producers)
-                                .outputLocations(locations(4), PARTITIONS)
+                                .outputLocations(locations, PARTITIONS)
                                 .maxTaskSizeBytes(largestTask)
                                 // Small segments, deleted soon after each run's records:
                                 // the benchmark writes many GB, the disk keeps little of it.
@@ -198,33 +237,36 @@ public final class GenerationBenchmark {
                         new OutputNode.Group(sluice.daemon().socket(), sluice.bootstrapServers())) {
             sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
             warmUp(sluice, nodes, topologies);
-            for (int rep = 1; rep <= reps; rep++) {
-                for (PrintJob job : jobs) {
+            for (int rep = 1; rep <= options.reps(); rep++) {
+                for (PrintJob job : options.jobs()) {
                     runs.add(ceiling(sluice, producers, job, rep, false));
                     runs.add(ceiling(sluice, producers, job, rep, true));
                     for (String topology : topologies) {
-                        for (int figure : List.of(4, 5)) {
-                            if (!figures.contains(figure)
-                                    && !(figure == 5 && figures.contains(6))) {
+                        for (String figure : List.of(FIG4, FIG5)) {
+                            boolean compute = figure.equals(FIG5);
+                            if (compute ? !options.runsFig5() : !options.figures().contains(FIG4)) {
                                 continue;
                             }
-                            boolean compute = figure == 5;
-                            runs.add(run(sluice, nodes, figure, topology, job, compute, 0, 0, rep));
+                            runs.add(
+                                    runOne(
+                                            sluice, nodes, figure, topology, job, compute, 0, 0,
+                                            rep));
                             save();
                         }
                     }
                 }
             }
-            PrintJob paced = jobs.get(jobs.size() - 1);
-            for (String topology : figures.contains(6) ? topologies : List.<String>of()) {
-                double max = medianRate(5, topology, paced) * 1e6 / 4;
-                for (double speed : SPEEDS) {
-                    for (int rep = 1; rep <= reps; rep++) {
+            PrintJob paced = options.pacedJob();
+            for (String topology :
+                    options.figures().contains(FIG6) ? topologies : List.<String>of()) {
+                double max = medianRate(FIG5, topology, paced) * 1e6 / STREAMS_PER_JOB;
+                for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+                    for (double speed : SPEEDS) {
                         runs.add(
-                                run(
+                                runOne(
                                         sluice,
                                         nodes,
-                                        6,
+                                        FIG6,
                                         topology,
                                         paced,
                                         true,
@@ -235,6 +277,48 @@ public final class GenerationBenchmark {
                     }
                 }
             }
+            if (room) {
+                printerRoom(sluice, nodes);
+            }
+        }
+    }
+
+    /**
+     * The printer room: per repetition, the greedy job alone, then the four paced jobs (one per
+     * printer) and the greedy job submitted together. Each paced stream reads at {@code
+     * --room-load} of the many-to-many Fig. 5 median over the room's 16 paced streams; the greedy
+     * job is submitted first, so that the printers' jobs come to producers already busy with it.
+     */
+    private void printerRoom(EmbeddedSluice sluice, OutputNode.Group nodes) throws Exception {
+        PrintJob paced = options.pacedJob();
+        double rate =
+                options.roomLoad()
+                        * medianRate(FIG5, "many-to-many", paced)
+                        * 1e6
+                        / (PRINTERS.size() * STREAMS_PER_JOB);
+        Launch greedy = new Launch(GREEDY, options.roomGreedy(), List.of(GREEDY_LOCATION), true, 0);
+        for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+            runs.addAll(
+                    run(
+                            sluice,
+                            nodes,
+                            ROOM,
+                            2,
+                            0,
+                            rep,
+                            List.of(
+                                    new Launch(
+                                            GREEDY_ALONE,
+                                            greedy.print(),
+                                            greedy.locations(),
+                                            true,
+                                            0))));
+            List<Launch> room = new ArrayList<>(List.of(greedy));
+            for (String printer : PRINTERS) {
+                room.add(new Launch(printer, paced, List.of(printer), true, rate));
+            }
+            runs.addAll(run(sluice, nodes, ROOM, 2, options.roomLoad(), rep, room));
+            save();
         }
     }
 
@@ -251,14 +335,22 @@ public final class GenerationBenchmark {
     private void warmUp(EmbeddedSluice sluice, OutputNode.Group nodes, List<String> topologies)
             throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        List<Boolean> computeModes =
-                figures.contains(5) || figures.contains(6) ? List.of(false, true) : List.of(false);
+        List<Boolean> computeModes = options.runsFig5() ? List.of(false, true) : List.of(false);
         for (int round = 1; round <= MAX_WARMUP_ROUNDS; round++) {
             long compiledMillis = jit.getTotalCompilationTime();
             long start = System.nanoTime();
             for (String topology : topologies) {
                 for (boolean compute : computeModes) {
-                    run(sluice, nodes, 0, topology, jobs.get(0), compute, 0, 0, 0);
+                    runOne(
+                            sluice,
+                            nodes,
+                            WARM_UP,
+                            topology,
+                            options.jobs().get(0),
+                            compute,
+                            0,
+                            0,
+                            0);
                 }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -275,15 +367,11 @@ public final class GenerationBenchmark {
         }
     }
 
-    /**
-     * One job: its output locations' nodes handed its streams, ready before it is submitted; then
-     * its bytes over the time from submission to its last chunk read. {@code rate}: each stream's
-     * constant speed, {@code speed} of the topology's maximum; 0 for none.
-     */
-    private Run run(
+    /** One job of {@code topology} alone; {@code rate}: as in {@link Launch}. */
+    private Run runOne(
             EmbeddedSluice sluice,
             OutputNode.Group nodes,
-            int figure,
+            String figure,
             String topology,
             PrintJob print,
             boolean compute,
@@ -291,99 +379,125 @@ public final class GenerationBenchmark {
             double rate,
             int rep)
             throws Exception {
-        int consumers = consumers(topology);
-        List<String> locations = locations(consumers);
-        String id = "bench-" + ids.incrementAndGet();
-        JobSpec spec =
-                RipJobs.spec(
-                        id,
-                        print,
-                        image,
-                        locations,
-                        taskSize(print),
-                        CHUNK_BYTES,
-                        OptionalLong.empty(),
-                        compute);
+        Launch launch = new Launch(topology, print, locations(consumers(topology)), compute, rate);
+        return run(sluice, nodes, figure, producers(topology), speed, rep, List.of(launch)).get(0);
+    }
+
+    /**
+     * Jobs at once: each one's output locations' nodes handed its streams, ready before any job is
+     * submitted; the jobs submitted one after the other, in their order; then per job its bytes
+     * over the time from its submission to its last chunk read, and the machine's CPU through them
+     * all. A paced job's spec carries its streams' rate, as a printer's would (docs/formats.md, Job
+     * spec): the scheduler knows which streams have a pace to keep.
+     */
+    private List<Run> run(
+            EmbeddedSluice sluice,
+            OutputNode.Group nodes,
+            String figure,
+            int producers,
+            double speed,
+            int rep,
+            List<Launch> launches)
+            throws Exception {
+        List<JobSpec> specs = new ArrayList<>();
+        List<String> topics =
+                launches.stream()
+                        .flatMap(l -> l.locations().stream())
+                        .distinct()
+                        .map(ChunkTopics::forOutputLocation)
+                        .toList();
         try {
-            for (String location : locations) {
-                nodes.of(location)
-                        .read(
-                                id,
-                                ChunkTopics.forOutputLocation(location),
-                                Math.round(rate),
-                                startDelayMillis(print, rate),
-                                spec.streams().stream()
-                                        .filter(s -> s.outputLocation().equals(location))
-                                        .map(s -> s.name())
-                                        .toList());
+            for (Launch launch : launches) {
+                JobSpec spec =
+                        RipJobs.spec(
+                                "bench-" + ids.incrementAndGet(),
+                                launch.print(),
+                                image,
+                                launch.locations(),
+                                taskSize(launch.print()),
+                                CHUNK_BYTES,
+                                launch.rate() > 0
+                                        ? OptionalLong.of(Math.round(launch.rate()))
+                                        : OptionalLong.empty(),
+                                launch.compute());
+                for (String location : launch.locations()) {
+                    nodes.of(location)
+                            .read(
+                                    spec.id(),
+                                    ChunkTopics.forOutputLocation(location),
+                                    Math.round(launch.rate()),
+                                    startDelayMillis(launch.print(), launch.rate()),
+                                    spec.streams().stream()
+                                            .filter(s -> s.outputLocation().equals(location))
+                                            .map(s -> s.name())
+                                            .toList());
+                }
+                specs.add(spec);
             }
-            long submitted = GenerationReader.epochNanos();
             double cpuBefore = MachineCpu.busySeconds();
-            sluice.jobs().submit(spec);
-            List<Map<String, String>> outcomes = new ArrayList<>();
-            for (String location : locations) {
-                outcomes.add(nodes.of(location).result());
+            List<Long> submitted = new ArrayList<>();
+            for (JobSpec spec : specs) {
+                submitted.add(GenerationReader.epochNanos());
+                sluice.jobs().submit(spec);
+            }
+            List<ReadResult> results = new ArrayList<>();
+            for (Launch launch : launches) {
+                List<ReadResult> ofNodes = new ArrayList<>();
+                for (String location : launch.locations()) {
+                    ofNodes.add(nodes.of(location).result());
+                }
+                results.add(ReadResult.of(ofNodes));
             }
             double cpu = MachineCpu.busySeconds() - cpuBefore;
-            JobStatus status =
-                    sluice.jobs()
-                            .awaitStatus(id, s -> s.state().isTerminal(), Duration.ofMinutes(1));
-            long bytes = outcomes.stream().mapToLong(o -> Long.parseLong(o.get("bytes"))).sum();
-            if (status.state() != JobState.COMPLETED || bytes != 4 * print.channelBytes()) {
-                throw new IllegalStateException(
-                        id + " " + status + ": " + bytes + " of " + 4 * print.channelBytes());
+            List<Run> done = new ArrayList<>();
+            for (int i = 0; i < launches.size(); i++) {
+                Launch launch = launches.get(i);
+                ReadResult read = results.get(i);
+                String id = specs.get(i).id();
+                JobStatus status =
+                        sluice.jobs()
+                                .awaitStatus(
+                                        id, s -> s.state().isTerminal(), Duration.ofMinutes(1));
+                long expected = STREAMS_PER_JOB * launch.print().channelBytes();
+                if (status.state() != JobState.COMPLETED || read.bytes() != expected) {
+                    throw new IllegalStateException(
+                            id + " " + status + ": " + read.bytes() + " of " + expected);
+                }
+                Run run =
+                        new Run(
+                                figure,
+                                launch.topology(),
+                                producers,
+                                launch.locations().size(),
+                                launch.print().name(),
+                                speed,
+                                rep,
+                                read.bytes(),
+                                (read.lastNanos() - submitted.get(i)) / 1e9,
+                                launch.rate(),
+                                read.streams(),
+                                cpu);
+                System.err.printf(
+                        Locale.ROOT,
+                        "fig %s %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, first chunk"
+                                + " after %.2f s, starved %d, lateness p99 %.3f ms (max %.3f),"
+                                + " %.2f cores busy%n",
+                        figure,
+                        launch.topology(),
+                        launch.print().name(),
+                        launch.compute(),
+                        launch.rate() / 1e6,
+                        run.mbPerSecond(),
+                        (read.firstNanos() - submitted.get(i)) / 1e9,
+                        run.starvationEvents(),
+                        run.latenessP99Nanos() / 1e6,
+                        run.latenessMaxNanos() / 1e6,
+                        run.coresBusy());
+                done.add(run);
             }
-            long first =
-                    outcomes.stream()
-                            .mapToLong(o -> Long.parseLong(o.get("first_ns")))
-                            .min()
-                            .orElseThrow();
-            long last =
-                    outcomes.stream()
-                            .mapToLong(o -> Long.parseLong(o.get("last_ns")))
-                            .max()
-                            .orElseThrow();
-            double[] achieved =
-                    outcomes.stream()
-                            .flatMap(o -> Arrays.stream(o.get("rates").split(",")))
-                            .mapToDouble(Double::parseDouble)
-                            .toArray();
-            long starved =
-                    outcomes.stream()
-                            .flatMap(o -> Arrays.stream(o.get("starved").split(",")))
-                            .mapToLong(Long::parseLong)
-                            .sum();
-            Run run =
-                    new Run(
-                            figure,
-                            topology,
-                            producers(topology),
-                            consumers,
-                            print.name(),
-                            speed,
-                            rep,
-                            bytes,
-                            (last - submitted) / 1e9,
-                            rate,
-                            achieved,
-                            starved,
-                            cpu);
-            System.err.printf(
-                    Locale.ROOT,
-                    "fig %d %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, first chunk after"
-                            + " %.2f s, starved %d, %.2f cores busy%n",
-                    figure,
-                    topology,
-                    print.name(),
-                    compute,
-                    rate / 1e6,
-                    run.mbPerSecond(),
-                    (first - submitted) / 1e9,
-                    starved,
-                    run.coresBusy());
-            return run;
+            return done;
         } finally {
-            deleteRecords(sluice, locations.stream().map(ChunkTopics::forOutputLocation).toList());
+            deleteRecords(sluice, topics);
         }
     }
 
@@ -471,7 +585,7 @@ public final class GenerationBenchmark {
         deleteRecords(sluice, List.of(CEILING_TOPIC));
         Run run =
                 new Run(
-                        0,
+                        ANCHOR,
                         consumed ? KAFKA_IN_AND_OUT : CEILING,
                         producers,
                         consumed ? 1 : 0,
@@ -481,8 +595,7 @@ public final class GenerationBenchmark {
                         records * CHUNK_BYTES,
                         seconds,
                         0,
-                        new double[0],
-                        0,
+                        List.of(),
                         cpu);
         System.err.printf(
                 Locale.ROOT,
@@ -540,12 +653,12 @@ public final class GenerationBenchmark {
         }
     }
 
-    private double medianRate(int figure, String topology, PrintJob job) {
+    private double medianRate(String figure, String topology, PrintJob job) {
         return Summary.of(
                         runs.stream()
                                 .filter(
                                         r ->
-                                                r.figure() == figure
+                                                r.figure().equals(figure)
                                                         && r.topology().equals(topology)
                                                         && r.job().equals(job.name()))
                                 .mapToDouble(Run::mbPerSecond)
@@ -569,7 +682,7 @@ public final class GenerationBenchmark {
     }
 
     private void save() throws Exception {
-        Files.writeString(results.resolve("generation.csv"), GenerationTables.csv(runs));
+        Files.writeString(options.results().resolve("generation.csv"), GenerationTables.csv(runs));
     }
 
     static int producers(String topology) {

@@ -13,11 +13,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Collectors;
 
 /**
  * One output-location node of the generation benchmark, in a process of its own that lives for
@@ -31,7 +29,8 @@ import java.util.stream.Collectors;
  * stream, says {@code ready}, reads every stream to its end, in order, at a constant speed or as
  * fast as the chunks come, and prints its result line: the bytes and chunks read, the wall clock
  * (epoch nanoseconds, comparable across processes) of the first and the last chunk, and per stream
- * the achieved rate and the starvation events. It exits at the end of stdin.
+ * its reader's outcome: the achieved rate, the starvation events, the lateness of its chunks (p50,
+ * p99, max) and the start delay it used ({@link ReadResult}). It exits at the end of stdin.
  */
 public final class GenerationReader {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -82,24 +81,13 @@ public final class GenerationReader {
         for (Future<StreamResult> result : results) {
             done.add(result.get());
         }
-        return String.format(
-                Locale.ROOT,
-                "bytes=%d chunks=%d first_ns=%d last_ns=%d rates=%s starved=%s",
-                done.stream().mapToLong(StreamResult::bytes).sum(),
-                done.stream().mapToLong(StreamResult::chunks).sum(),
-                done.stream().mapToLong(StreamResult::firstNanos).min().orElseThrow(),
-                done.stream().mapToLong(StreamResult::lastNanos).max().orElseThrow(),
-                done.stream()
-                        .map(
-                                r ->
-                                        String.format(
-                                                Locale.ROOT,
-                                                "%.0f",
-                                                r.stats().achievedRateBytesPerSecond()))
-                        .collect(Collectors.joining(",")),
-                done.stream()
-                        .map(r -> Long.toString(r.stats().starvationEvents()))
-                        .collect(Collectors.joining(",")));
+        return new ReadResult(
+                        done.stream().mapToLong(StreamResult::bytes).sum(),
+                        done.stream().mapToLong(StreamResult::chunks).sum(),
+                        done.stream().mapToLong(StreamResult::firstNanos).min().orElseThrow(),
+                        done.stream().mapToLong(StreamResult::lastNanos).max().orElseThrow(),
+                        done.stream().map(r -> StreamOutcome.of(r.stats())).toList())
+                .line();
     }
 
     private static StreamResult read(StreamReader reader) throws Exception {

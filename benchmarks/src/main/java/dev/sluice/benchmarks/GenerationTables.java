@@ -2,14 +2,19 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.benchmarks.GenerationBenchmark.Run;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
-/** The generation benchmark's CSV and its Markdown tables (figures 4, 5 and 6 of seed 001). */
+/**
+ * The generation benchmark's CSV and its Markdown tables (figures 4, 5 and 6 of seed 001, and the
+ * printer room), benchmarks/README.md, Generation.
+ */
 final class GenerationTables {
     private GenerationTables() {}
 
@@ -18,14 +23,16 @@ final class GenerationTables {
                 new StringBuilder(
                         "figure,topology,producers,consumers,job,speed,rep,bytes,seconds,mb_per_s,"
                                 + "requested_mb_per_s,achieved_mb_per_s_min,achieved_mb_per_s_avg,"
-                                + "loss_avg,loss_worst,starvation_events,cpu_s\n");
+                                + "loss_avg,loss_worst,starvation_events,lateness_p50_ms,"
+                                + "lateness_p99_ms,lateness_max_ms,start_delay_s,cpu_s\n");
         for (Run run : runs) {
             double[] achieved = run.achievedBytesPerSecond();
             double[] losses = run.losses();
             out.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d,%.2f%n",
+                            "%s,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d,%.3f,"
+                                    + "%.3f,%.3f,%.3f,%.2f%n",
                             run.figure(),
                             run.topology(),
                             run.producers(),
@@ -42,6 +49,10 @@ final class GenerationTables {
                             Arrays.stream(losses).average().orElse(0),
                             Arrays.stream(losses).max().orElse(0),
                             run.starvationEvents(),
+                            run.latenessP50Nanos() / 1e6,
+                            run.latenessP99Nanos() / 1e6,
+                            run.latenessMaxNanos() / 1e6,
+                            run.startDelayNanos() / 1e9,
                             run.cpuSeconds()));
         }
         return out.toString();
@@ -49,11 +60,11 @@ final class GenerationTables {
 
     static String markdown(List<Run> runs) {
         StringBuilder out = new StringBuilder();
-        for (int figure : new int[] {4, 5}) {
+        for (String figure : List.of(GenerationBenchmark.FIG4, GenerationBenchmark.FIG5)) {
             out.append(
                     String.format(
                             Locale.ROOT,
-                            "%n**Fig. %d, compute %s.** MB/s from submission to the last chunk"
+                            "%n**Fig. %s, compute %s.** MB/s from submission to the last chunk"
                                     + " read (min / median / max); the bare producers' ceiling"
                                     + " with as many producers, and the same producers with a"
                                     + " bare consumer reading what they write (Kafka in and"
@@ -61,15 +72,14 @@ final class GenerationTables {
                                     + " and the kernel) per GB moved and in cores busy,"
                                     + " medians%n%n",
                             figure,
-                            figure == 4 ? "disabled" : "enabled"));
+                            figure.equals(GenerationBenchmark.FIG4) ? "disabled" : "enabled"));
             out.append(
                     "| topology | producers × readers | job | Sluice MB/s | ceiling MB/s | Sluice"
                             + " / ceiling | Kafka in and out MB/s | Sluice / Kafka in and out |"
                             + " CPU-s per GB, Sluice / ceiling / in and out | cores busy, Sluice"
                             + " / ceiling / in and out |\n"
                             + "|---|---|---|---|---|---|---|---|---|---|\n");
-            for (var group : group(runs, figure).entrySet()) {
-                List<Run> of = group.getValue();
+            for (List<Run> of : group(runs, figure, r -> r.topology() + "/" + r.job())) {
                 Run first = of.get(0);
                 Summary rate = summary(of);
                 List<Run> ceilings = anchors(runs, GenerationBenchmark.CEILING, first);
@@ -98,61 +108,174 @@ final class GenerationTables {
                                 median(inAndOut, Run::coresBusy)));
             }
         }
-        out.append(
-                "\n**Fig. 6, constant speed.** Job "
-                        + runs.stream()
-                                .filter(r -> r.figure() == 6)
-                                .map(Run::job)
-                                .findFirst()
-                                .orElse("-")
-                        + " with compute; each stream read at a share of the topology's Fig. 5"
-                        + " median; loss = 1 − achieved / requested per stream\n\n");
-        out.append(
-                "| topology | speed | requested MB/s per stream | achieved MB/s per stream"
-                        + " (min / median / max) | loss avg | loss worst | starvation events |\n"
-                        + "|---|---|---|---|---|---|---|\n");
-        for (var group : group(runs, 6).entrySet()) {
-            List<Run> of = group.getValue();
-            Run first = of.get(0);
-            double[] achieved =
-                    of.stream()
-                            .flatMapToDouble(r -> Arrays.stream(r.achievedBytesPerSecond()))
-                            .map(a -> a / 1e6)
-                            .toArray();
-            double[] losses = of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
+        List<List<Run>> fig6 =
+                group(runs, GenerationBenchmark.FIG6, r -> r.topology() + "/" + r.speed());
+        if (!fig6.isEmpty()) {
             out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "| %s | %.0f %% | %.1f | %s | %.2f %% | %.2f %% | %d |%n",
-                            first.topology(),
-                            first.speed() * 100,
-                            first.requestedBytesPerSecond() / 1e6,
-                            Summary.of(achieved).format("%.1f"),
-                            100 * Arrays.stream(losses).average().orElse(0),
-                            100 * Arrays.stream(losses).max().orElse(0),
-                            of.stream().mapToLong(Run::starvationEvents).sum()));
+                    "\n**Fig. 6, constant speed.** Job "
+                            + fig6.get(0).get(0).job()
+                            + " with compute; each stream read at a share of the topology's Fig. 5"
+                            + " median; "
+                            + PACED_TERMS
+                            + "\n\n");
+            out.append(
+                    "| topology | speed | "
+                            + PACED_HEADER
+                            + "\n|---|---|"
+                            + "---|".repeat(PACED_COLUMNS)
+                            + "\n");
+            for (List<Run> of : fig6) {
+                Run first = of.get(0);
+                out.append(
+                        String.format(
+                                Locale.ROOT,
+                                "| %s | %.0f %% | %s%n",
+                                first.topology(),
+                                first.speed() * 100,
+                                pacedCells(of)));
+            }
         }
+        printerRoom(runs, out);
         return out.toString();
     }
 
-    private static Map<String, List<Run>> group(List<Run> runs, int figure) {
-        return runs.stream()
-                .filter(r -> r.figure() == figure)
-                .collect(
-                        Collectors.groupingBy(
-                                r -> r.topology() + "/" + r.job() + "/" + r.speed(),
-                                LinkedHashMap::new,
-                                Collectors.toList()));
+    private static final String PACED_TERMS =
+            "loss = 1 − achieved / requested per stream; starvation events in each repetition;"
+                    + " a chunk's lateness is its handout past its due time, a run's the worst"
+                    + " stream's (median of the runs / worst run); the start buffer is the"
+                    + " readers' start delay";
+    private static final String PACED_HEADER =
+            "requested MB/s per stream | achieved MB/s per stream (min / median / max) | loss avg"
+                    + " | loss worst | starvation events per repetition | lateness p50 ms |"
+                    + " lateness p99 ms | lateness max ms | start buffer s |";
+    private static final int PACED_COLUMNS = 9;
+
+    /** The cells of {@link #PACED_HEADER} for the repetitions of one paced job's run. */
+    private static String pacedCells(List<Run> of) {
+        double[] achieved =
+                of.stream()
+                        .flatMapToDouble(r -> Arrays.stream(r.achievedBytesPerSecond()))
+                        .map(a -> a / 1e6)
+                        .toArray();
+        double[] losses = of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
+        return String.format(
+                Locale.ROOT,
+                "%.1f | %s | %.2f %% | %.2f %% | %s | %s | %s | %s | %.2f |",
+                of.get(0).requestedBytesPerSecond() / 1e6,
+                Summary.of(achieved).format("%.1f"),
+                100 * Arrays.stream(losses).average().orElse(0),
+                100 * Arrays.stream(losses).max().orElse(0),
+                byRepetition(of).stream()
+                        .map(r -> Long.toString(r.starvationEvents()))
+                        .collect(Collectors.joining(" ")),
+                medianAndWorstMillis(of, Run::latenessP50Nanos),
+                medianAndWorstMillis(of, Run::latenessP99Nanos),
+                medianAndWorstMillis(of, Run::latenessMaxNanos),
+                median(of, Run::startDelayNanos) / 1e9);
     }
 
-    /**
-     * The anchor runs ({@code figure} 0) of {@code kind} beside {@code run}: same producers, job.
-     */
+    /** The printer room's two tables: its paced jobs, one row per printer, and its greedy job. */
+    private static void printerRoom(List<Run> runs, StringBuilder out) {
+        String room = GenerationBenchmark.ROOM;
+        List<List<Run>> printers =
+                group(
+                        runs.stream()
+                                .filter(r -> GenerationBenchmark.PRINTERS.contains(r.topology()))
+                                .toList(),
+                        room,
+                        Run::topology);
+        List<Run> greedy = runsOf(runs, GenerationBenchmark.GREEDY);
+        List<Run> alone = runsOf(runs, GenerationBenchmark.GREEDY_ALONE);
+        if (printers.isEmpty() || greedy.isEmpty() || alone.isEmpty()) {
+            return;
+        }
+        Run paced = printers.get(0).get(0);
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "%n**Printer room.** Four paced jobs %s with compute at once, each on a"
+                                + " printer of its own (16 streams on four output locations),"
+                                + " beside a greedy job %s (unpaced reader, a fifth output"
+                                + " location) submitted with them, %d producers; the paced jobs"
+                                + " together request %.0f %% of the many-to-many Fig. 5 median;"
+                                + " %s%n%n",
+                        paced.job(),
+                        greedy.get(0).job(),
+                        paced.producers(),
+                        paced.speed() * 100,
+                        PACED_TERMS));
+        out.append("| printer | " + PACED_HEADER + "\n|---|" + "---|".repeat(PACED_COLUMNS) + "\n");
+        for (List<Run> of : printers) {
+            out.append("| " + of.get(0).topology() + " | " + pacedCells(of) + "\n");
+        }
+        Summary beside = summary(greedy);
+        Summary by = summary(alone);
+        out.append(
+                "\n**Printer room, the greedy job.** MB/s from its submission to its last chunk"
+                        + " read (min / median / max), beside the paced jobs and alone (same"
+                        + " parts, same repetition, just before)\n\n"
+                        + "| job | MB/s beside the paced jobs | MB/s alone | beside / alone |"
+                        + " beside / alone per repetition |\n"
+                        + "|---|---|---|---|---|\n");
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %.2f | %s |%n",
+                        greedy.get(0).job(),
+                        beside.format("%.1f"),
+                        by.format("%.1f"),
+                        beside.ratioTo(by),
+                        ratioPerRepetition(greedy, alone)));
+    }
+
+    /** Per repetition of {@code runs}, its MB/s over that of the same repetition in {@code to}. */
+    private static String ratioPerRepetition(List<Run> runs, List<Run> to) {
+        return byRepetition(runs).stream()
+                .map(
+                        r ->
+                                to.stream()
+                                        .filter(t -> t.rep() == r.rep())
+                                        .findFirst()
+                                        .map(
+                                                t ->
+                                                        String.format(
+                                                                Locale.ROOT,
+                                                                "%.2f",
+                                                                r.mbPerSecond() / t.mbPerSecond()))
+                                        .orElse("-"))
+                .collect(Collectors.joining(" "));
+    }
+
+    private static List<Run> runsOf(List<Run> runs, String topology) {
+        return runs.stream()
+                .filter(
+                        r ->
+                                r.figure().equals(GenerationBenchmark.ROOM)
+                                        && r.topology().equals(topology))
+                .toList();
+    }
+
+    /** The runs of {@code figure}, grouped by {@code key}, in the order each key first came. */
+    private static List<List<Run>> group(List<Run> runs, String figure, Function<Run, String> key) {
+        Map<String, List<Run>> groups =
+                runs.stream()
+                        .filter(r -> r.figure().equals(figure))
+                        .collect(
+                                Collectors.groupingBy(
+                                        key, LinkedHashMap::new, Collectors.toList()));
+        return List.copyOf(groups.values());
+    }
+
+    private static List<Run> byRepetition(List<Run> runs) {
+        return runs.stream().sorted(Comparator.comparingInt(Run::rep)).toList();
+    }
+
+    /** The anchor runs of {@code kind} beside {@code run}: same producers, job. */
     private static List<Run> anchors(List<Run> runs, String kind, Run run) {
         return runs.stream()
                 .filter(
                         r ->
-                                r.figure() == 0
+                                r.figure().equals(GenerationBenchmark.ANCHOR)
                                         && r.topology().equals(kind)
                                         && r.producers() == run.producers()
                                         && r.job().equals(run.job()))
@@ -165,5 +288,12 @@ final class GenerationTables {
 
     private static double median(List<Run> runs, ToDoubleFunction<Run> metric) {
         return Summary.of(runs.stream().mapToDouble(metric).toArray()).median();
+    }
+
+    /** "median / worst" over the runs, in milliseconds, of a metric in nanoseconds. */
+    private static String medianAndWorstMillis(List<Run> runs, ToDoubleFunction<Run> nanos) {
+        Summary summary = Summary.of(runs.stream().mapToDouble(nanos).toArray());
+        return String.format(
+                Locale.ROOT, "%.3f / %.3f", summary.median() / 1e6, summary.max() / 1e6);
     }
 }

@@ -85,8 +85,8 @@ final class OutputNode implements AutoCloseable {
     }
 
     /** The result line of the job last handed over, once every stream was read to its end. */
-    Map<String, String> result() throws IOException, InterruptedException {
-        return ChildProcess.keyValues(nextLine());
+    ReadResult result() throws IOException, InterruptedException {
+        return ReadResult.parse(nextLine());
     }
 
     private String nextLine() throws IOException, InterruptedException {

@@ -9,28 +9,20 @@ import org.junit.jupiter.api.Test;
 
 class GenerationTablesTest {
 
-    private static Run run(int figure, String topology, double seconds, double cpuSeconds) {
+    private static Run run(String figure, String topology, double seconds, double cpuSeconds) {
         return new Run(
-                figure,
-                topology,
-                1,
-                1,
-                "A",
-                0,
-                1,
-                100_000_000,
-                seconds,
-                0,
-                new double[0],
-                0,
-                cpuSeconds);
+                figure, topology, 1, 1, "A", 0, 1, 100_000_000, seconds, 0, List.of(), cpuSeconds);
+    }
+
+    private static StreamOutcome stream(double achieved, long starved) {
+        return new StreamOutcome(achieved, starved, 0, 0, 0, 0);
     }
 
     @Test
     void lossIsTheShortfallPerStreamAndNeverNegative() {
         Run paced =
                 new Run(
-                        6,
+                        "6",
                         "one-to-one",
                         1,
                         1,
@@ -40,8 +32,7 @@ class GenerationTablesTest {
                         1,
                         1,
                         100,
-                        new double[] {100, 90, 110},
-                        2,
+                        List.of(stream(100, 0), stream(90, 2), stream(110, 0)),
                         0);
         assertThat(paced.losses()).containsExactly(new double[] {0, 0.1, 0}, within(1e-9));
     }
@@ -51,10 +42,10 @@ class GenerationTablesTest {
         String table =
                 GenerationTables.markdown(
                         List.of(
-                                run(0, GenerationBenchmark.CEILING, 1, 1.5),
-                                run(0, GenerationBenchmark.KAFKA_IN_AND_OUT, 2, 3.8),
-                                run(4, "one-to-one", 4, 6),
-                                run(5, "one-to-one", 2, 3.6)));
+                                run("0", GenerationBenchmark.CEILING, 1, 1.5),
+                                run("0", GenerationBenchmark.KAFKA_IN_AND_OUT, 2, 3.8),
+                                run("4", "one-to-one", 4, 6),
+                                run("5", "one-to-one", 2, 3.6)));
         // 100 MB in 1 s and 2 s against 25 MB/s and 50 MB/s; the CPU per GB is that of 0.1 GB.
         assertThat(table)
                 .contains(
@@ -63,5 +54,86 @@ class GenerationTablesTest {
                 .contains(
                         "| one-to-one | 1 × 1 | A | 50 / 50 / 50 | 100 / 100 / 100 | 0.50 | 50 / 50"
                                 + " / 50 | 1.00 | 36.0 / 15.0 / 38.0 | 1.80 / 1.50 / 1.90 |");
+    }
+
+    private static StreamOutcome paced(
+            double achieved, long starved, long p50Micros, long p99Micros, long maxMicros) {
+        return new StreamOutcome(
+                achieved,
+                starved,
+                p50Micros * 1000,
+                p99Micros * 1000,
+                maxMicros * 1000,
+                1_600_000_000L);
+    }
+
+    private static Run fig6(int rep, StreamOutcome... streams) {
+        return new Run("6", "one-to-one", 1, 1, "B/6", 0.9, rep, 1, 1, 10e6, List.of(streams), 0);
+    }
+
+    @Test
+    void fig6ShowsStarvationPerRepetitionAndTheWorstStreamsLatenessMedianAndWorstOverRuns() {
+        String table =
+                GenerationTables.markdown(
+                        List.of(
+                                fig6(
+                                        1,
+                                        paced(10e6, 0, 100, 200, 300),
+                                        paced(10e6, 0, 50, 500, 700)),
+                                fig6(2, paced(9.5e6, 2, 200, 300, 5000), paced(10e6, 0, 1, 2, 3)),
+                                fig6(
+                                        3,
+                                        paced(10e6, 0, 150, 1200, 1300),
+                                        paced(10e6, 0, 10, 20, 30))));
+        // Per run the worst stream's p50 / p99 / max: (100, 500, 700), (200, 300, 5000), (150,
+        // 1200, 1300) µs; one stream of six lost 5 %.
+        assertThat(table)
+                .contains(
+                        "| one-to-one | 90 % | 10.0 | 9.5 / 10.0 / 10.0 | 0.83 % | 5.00 % | 0 2 0 |"
+                                + " 0.150 / 0.200 | 0.500 / 1.200 | 1.300 / 5.000 | 1.60 |");
+    }
+
+    private static Run room(String topology, String job, int rep, double seconds, long starved) {
+        List<StreamOutcome> streams =
+                topology.startsWith("printer-")
+                        ? List.of(paced(2e6, starved, 100, 400, 900), paced(2e6, 0, 100, 300, 500))
+                        : List.of(new StreamOutcome(30e6, 0, 0, 0, 0, 0));
+        return new Run(
+                "room",
+                topology,
+                2,
+                1,
+                job,
+                topology.equals(GenerationBenchmark.GREEDY_ALONE) ? 0 : 0.5,
+                rep,
+                100_000_000,
+                seconds,
+                topology.startsWith("printer-") ? 2e6 : 0,
+                streams,
+                0);
+    }
+
+    @Test
+    void theRoomShowsEachPrinterAndTheGreedyJobBesideItselfAlone() {
+        String table =
+                GenerationTables.markdown(
+                        List.of(
+                                room(GenerationBenchmark.GREEDY_ALONE, "B/3", 1, 1, 0),
+                                room(GenerationBenchmark.GREEDY, "B/3", 1, 2, 0),
+                                room("printer-1", "B/6", 1, 50, 0),
+                                room("printer-2", "B/6", 1, 50, 0),
+                                room(GenerationBenchmark.GREEDY_ALONE, "B/3", 2, 2, 0),
+                                room(GenerationBenchmark.GREEDY, "B/3", 2, 5, 0),
+                                room("printer-1", "B/6", 2, 50, 1),
+                                room("printer-2", "B/6", 2, 50, 0)));
+        // The greedy job: 50 and 20 MB/s beside the printers, 100 and 50 alone.
+        assertThat(table)
+                .contains("together request 50 % of the many-to-many Fig. 5 median")
+                .contains(
+                        "| printer-1 | 2.0 | 2.0 / 2.0 / 2.0 | 0.00 % | 0.00 % | 0 1 | 0.100 /"
+                                + " 0.100 | 0.400 / 0.400 | 0.900 / 0.900 | 1.60 |")
+                .contains("| printer-2 | 2.0 | 2.0 / 2.0 / 2.0 | 0.00 % | 0.00 % | 0 0 |")
+                .contains("| B/3 | 20.0 / 35.0 / 50.0 | 50.0 / 75.0 / 100.0 | 0.47 | 0.50 0.40 |")
+                .doesNotContain("Fig. 6, constant speed");
     }
 }
