@@ -1,8 +1,9 @@
 """Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, after
 seed 001's figures: MB/s per topology and job with compute disabled (Fig. 4) and enabled (Fig. 5)
 beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
-the rate achieved at constant speed (Fig. 6) as a share of the rate requested (median, whiskers
-min to max)."""
+the rate achieved at constant speed (Fig. 6) as a share of the rate requested, and the printer room:
+each paced printer's achieved share and the greedy job's rate beside the printers as a share of
+its rate alone, per repetition (median, whiskers min to max)."""
 import csv
 import statistics
 import sys
@@ -25,6 +26,7 @@ if __name__ == "__main__":
     rows = list(csv.DictReader(open(results / "generation.csv")))
     jobs = sorted({r["job"] for r in rows if r["figure"] in ("4", "5")})
     rates, anchors, shares = defaultdict(list), defaultdict(list), defaultdict(list)
+    room, greedy = defaultdict(list), defaultdict(dict)
     for r in rows:
         if r["figure"] == "0":
             anchors[(r["topology"], int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
@@ -34,7 +36,12 @@ if __name__ == "__main__":
             requested = float(r["requested_mb_per_s"])
             shares[(r["topology"], float(r["speed"]))].append(
                 100 * float(r["achieved_mb_per_s_avg"]) / requested)
-    figure, axes = plt.subplots(1, 3, figsize=(19, 4.8))
+        elif r["figure"] == "room" and r["topology"].startswith("printer-"):
+            room[r["topology"]].append(
+                100 * float(r["achieved_mb_per_s_avg"]) / float(r["requested_mb_per_s"]))
+        elif r["figure"] == "room":
+            greedy[r["topology"]][r["rep"]] = float(r["mb_per_s"])
+    figure, axes = plt.subplots(1, 4, figsize=(25, 4.8))
     for axis, fig in zip(axes[:2], ("4", "5")):
         width = 0.8 / (3 * len(jobs))
         for j, job in enumerate(jobs):
@@ -65,6 +72,21 @@ if __name__ == "__main__":
     axes[2].set_ylabel("achieved / requested, %")
     axes[2].set_title("Fig. 6: readers at constant speed")
     axes[2].legend(fontsize=8)
+    printers = sorted(room)
+    if printers:
+        beside = [100 * mb / greedy["greedy alone"][rep] for rep, mb in greedy["greedy"].items()
+                  if rep in greedy["greedy alone"]]
+        medians, errors = whiskers([room[p] for p in printers] + [beside])
+        axes[3].bar(range(len(printers) + 1), medians, 0.6, yerr=errors, capsize=3,
+                    color=["C0"] * len(printers) + ["C3"])
+        axes[3].axhline(100, color="grey", linewidth=0.8)
+        axes[3].set_xticks(range(len(printers) + 1),
+                           [f"{p}\nachieved / requested" for p in printers]
+                           + ["greedy job\nbeside / alone"], fontsize=8)
+        axes[3].set_ylabel("%")
+        axes[3].set_title("Printer room: four paced jobs beside a greedy one")
+    else:  # a run without --figures room
+        axes[3].axis("off")
     figure.suptitle("Seed 001 on one host: print jobs through GenerationSource, SluiceSink, "
                     "Kafka, sluice-brokerd and StreamReaders")
     figure.tight_layout()
