@@ -7,7 +7,8 @@ import dev.sluice.client.annotation.Internal;
  * below 64 ns and, above, 32 to each power of two, so that a bucket is at most 1/32 of the values
  * in it wide; percentiles are read back within 1/64 of the value (the bucket's middle). Values from
  * about 18 minutes ({@value #MAX_TRACKED_NANOS} ns) up share the last bucket; the maximum and the
- * count are exact. Recording allocates nothing (docs/stream-reader.md, "Lateness").
+ * count are exact. Recording allocates nothing (docs/stream-reader.md, "Lateness and the start
+ * buffer").
  *
  * <p>Not thread-safe: {@link ChunkDelivery} records on the reader's thread and reads under a lock
  * of its own.

@@ -68,7 +68,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * LockSupport.parkNanos}), never spinning. A chunk that is not there at its due time is a
  * <i>starvation event</i> (seed 001 §2.4, "constant speed ... avoiding starvation, with a best
  * effort principle"): it is counted in {@link #stats()}, with how late it came, and the schedule
- * goes on from when it came rather than rushing to catch up.
+ * goes on from when it came rather than rushing to catch up. Each chunk's lateness, its handout
+ * past its due time, is reported as p50, p99 and max; the first chunk waits a start delay, by
+ * default one task of the stream at its rate when built from a job spec (docs/stream-reader.md,
+ * "Start delay").
  *
  * <p><b>Sharing a stream.</b> {@code share(i, n)} makes this reader one of {@code n}: it gets the
  * chunks whose {@code seq % n == i}, and still sees the end of the stream when the last chunk is
