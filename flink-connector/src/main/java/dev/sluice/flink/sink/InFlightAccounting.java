@@ -1,7 +1,7 @@
 package dev.sluice.flink.sink;
 
 import dev.sluice.client.stream.DeliveryProgress;
-import java.util.Arrays;
+import dev.sluice.client.stream.StreamDeliveryState;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,10 +15,11 @@ import org.apache.flink.annotation.Internal;
  *
  * <p>A stream has been delivered up to the smallest {@code deliveredSeq} of its readers (a reader
  * not heard from counts as -1), and its delivered bytes are the sum of theirs (docs/formats.md,
- * "Delivery progress"). A writer sees only its own chunks of a stream, so it counts by {@code seq}:
- * its chunk {@code s} is in flight while {@code s} is above the stream's delivered seq. Progress
- * only grows: an older or repeated record changes nothing, and the delivered seq never goes back,
- * also when the stream's readers are replaced by a different number of readers.
+ * "Delivery progress"), as {@link StreamDeliveryState} follows them. A writer sees only its own
+ * chunks of a stream, so it counts by {@code seq}: its chunk {@code s} is in flight while {@code s}
+ * is above the stream's delivered seq. Progress only grows: an older or repeated record changes
+ * nothing, and the delivered seq never goes back, also when the stream's readers are replaced by a
+ * different number of readers.
  *
  * <p>A chunk at or below the delivered seq is a duplicate (a replay after a restore) that the
  * daemon drops: it is never in flight. Once every reader reached the end of a stream, the stream is
@@ -99,11 +100,9 @@ public final class InFlightAccounting {
             return;
         }
         StreamState state = streams.computeIfAbsent(key, k -> new StreamState());
-        state.update(progress);
-        long delivered = state.minReaderSeq();
-        if (delivered > state.deliveredSeq) {
-            state.deliveredSeq = delivered;
-            NavigableMap<Long, Long> done = state.pending.headMap(delivered, true);
+        if (state.delivery.update(progress)) {
+            NavigableMap<Long, Long> done =
+                    state.pending.headMap(state.delivery.deliveredSeq(), true);
             if (!done.isEmpty()) {
                 long freed = 0;
                 for (long bytes : done.values()) {
@@ -117,7 +116,7 @@ public final class InFlightAccounting {
                 }
             }
         }
-        if (state.allEnded()) {
+        if (state.delivery.allEnded()) {
             // Nothing above the last seq is ever delivered: a chunk written past the end is not
             // the stream's (the daemon dead-letters it), so nothing of the stream counts anymore.
             if (!state.pending.isEmpty()) {
@@ -125,7 +124,7 @@ public final class InFlightAccounting {
                 streamsInFlight--;
             }
             streams.remove(key);
-            finished.put(key, state.deliveredSeq);
+            finished.put(key, state.delivery.deliveredSeq());
         }
     }
 
@@ -134,7 +133,7 @@ public final class InFlightAccounting {
             return true;
         }
         StreamState state = streams.get(key);
-        return state != null && seq <= state.deliveredSeq;
+        return state != null && seq <= state.delivery.deliveredSeq();
     }
 
     /** This writer's bytes in flight, all streams. */
@@ -155,15 +154,13 @@ public final class InFlightAccounting {
             return last;
         }
         StreamState state = streams.get(key);
-        return state == null ? -1 : state.deliveredSeq;
+        return state == null ? -1 : state.delivery.deliveredSeq();
     }
 
     /** The payload bytes the stream's readers have been delivered, summed over the readers. */
     public long deliveredBytes(String key) {
         StreamState state = streams.get(key);
-        return state == null || state.readerBytes == null
-                ? 0
-                : Arrays.stream(state.readerBytes).sum();
+        return state == null ? 0 : state.delivery.deliveredBytes();
     }
 
     /** Whether every reader of the stream reached its end. */
@@ -185,43 +182,6 @@ public final class InFlightAccounting {
         // This writer's chunks above the delivered seq: seq → payload bytes.
         final TreeMap<Long, Long> pending = new TreeMap<>();
         long pendingBytes;
-        long deliveredSeq = -1;
-        // Per reader, from the latest reader count heard; null before the first record.
-        long[] readerSeq;
-        long[] readerBytes;
-        boolean[] readerEnded;
-
-        void update(DeliveryProgress progress) {
-            int count = progress.readerCount();
-            if (readerSeq == null || readerSeq.length != count) {
-                // The first record, or the stream is now read by a different number of readers:
-                // those not heard from under the new count are at -1 (deliveredSeq stays).
-                readerSeq = new long[count];
-                Arrays.fill(readerSeq, -1);
-                readerBytes = new long[count];
-                readerEnded = new boolean[count];
-            }
-            int i = progress.readerIndex();
-            readerSeq[i] = Math.max(readerSeq[i], progress.deliveredSeq());
-            readerBytes[i] = Math.max(readerBytes[i], progress.deliveredBytes());
-            readerEnded[i] |= progress.endOfStream();
-        }
-
-        long minReaderSeq() {
-            long min = Long.MAX_VALUE;
-            for (long seq : readerSeq) {
-                min = Math.min(min, seq);
-            }
-            return min;
-        }
-
-        boolean allEnded() {
-            for (boolean ended : readerEnded) {
-                if (!ended) {
-                    return false;
-                }
-            }
-            return true;
-        }
+        final StreamDeliveryState delivery = new StreamDeliveryState();
     }
 }
