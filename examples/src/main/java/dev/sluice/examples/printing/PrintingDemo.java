@@ -2,7 +2,6 @@ package dev.sluice.examples.printing;
 
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
-import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.examples.EmbeddedSluice;
 import java.awt.image.BufferedImage;
@@ -19,10 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 
 /**
@@ -30,8 +25,10 @@ import javax.imageio.ImageIO;
  * real submission path to the generation pipeline on a Flink MiniCluster, whose producers run the
  * raster image processor ({@link RipGenerator}) task by task; the chunks of each colour channel
  * travel through Kafka and {@code sluice-brokerd} to one {@link StreamReader} per channel, which
- * reads them at the printer's constant speed. Then each channel is checked against a sequential,
- * single-thread run of the same job, and written out as a PNG beside a composite preview.
+ * reads them at the printer's constant speed: {@code --speed}, or what a short calibration run
+ * measures this machine sustains ({@link Calibration}). Then each channel is checked against a
+ * sequential, single-thread run of the same job, and written out as a PNG beside a composite
+ * preview; the summary sets the pipeline's aggregate rate beside one thread's.
  *
  * <p>{@code ./sluice demo [--jobs A,B/8] [--speed MB/s] [--out DIR] [--image PNG]}
  */
@@ -45,7 +42,8 @@ public final class PrintingDemo {
      * The demo's settings.
      *
      * @param jobs the print jobs, run at the same time
-     * @param bytesPerSecond each channel's constant reading speed, the printer's
+     * @param bytesPerSecond each channel's constant reading speed, the printer's; empty: measured
+     *     by a calibration run on this machine ({@link Calibration})
      * @param image the input image; the generated test chart when null
      * @param out where the images go
      * @param brokerd the {@code sluice-brokerd} executable; the default one when null
@@ -54,7 +52,7 @@ public final class PrintingDemo {
      */
     public record Options(
             List<PrintJob> jobs,
-            long bytesPerSecond,
+            OptionalLong bytesPerSecond,
             Path image,
             Path out,
             Path brokerd,
@@ -63,7 +61,7 @@ public final class PrintingDemo {
 
         static Options parse(String[] args) {
             List<PrintJob> jobs = List.of(PrintJob.A, PrintJob.B.scaled(8));
-            long speed = 1_500_000;
+            OptionalLong speed = OptionalLong.empty();
             Path image = null;
             Path out = Path.of("demo-output");
             Path brokerd = null;
@@ -75,7 +73,7 @@ public final class PrintingDemo {
                 switch (args[i++]) {
                     case "--jobs" ->
                             jobs = Arrays.stream(value.split(",")).map(PrintJob::preset).toList();
-                    case "--speed" -> speed = speed(value);
+                    case "--speed" -> speed = OptionalLong.of(speed(value));
                     case "--image" -> image = Path.of(value);
                     case "--out" -> out = Path.of(value);
                     case "--brokerd" -> brokerd = Path.of(value);
@@ -113,6 +111,8 @@ public final class PrintingDemo {
             long chunks,
             double bytesPerSecond,
             long starvationEvents,
+            long latenessP99Nanos,
+            long latenessMaxNanos,
             String streamedSha256,
             String sequentialSha256,
             Path png) {
@@ -132,9 +132,50 @@ public final class PrintingDemo {
             List<ChannelReport> channels,
             Path composite) {
 
+        public long bytes() {
+            return channels.stream().mapToLong(ChannelReport::bytes).sum();
+        }
+
         public boolean ok() {
             return state == JobState.COMPLETED
                     && channels.stream().allMatch(ChannelReport::matches);
+        }
+    }
+
+    /**
+     * What the demo came to.
+     *
+     * @param bytesPerSecond the speed each channel was read at
+     * @param measured whether the calibration measured it ({@code --speed} not given)
+     * @param jobs each job's report
+     * @param seconds from the first submission to the last chunk read, of any job
+     */
+    public record Report(
+            long bytesPerSecond, boolean measured, List<JobReport> jobs, double seconds) {
+
+        public long bytes() {
+            return jobs.stream().mapToLong(JobReport::bytes).sum();
+        }
+
+        /** Every channel's bytes over {@link #seconds()}: what the pipeline moved. */
+        public double aggregateBytesPerSecond() {
+            return bytes() / seconds;
+        }
+
+        /** One thread computing the same jobs, one after the other ({@link SequentialRip}). */
+        public double sequentialBytesPerSecond() {
+            return bytes() / jobs.stream().mapToDouble(JobReport::sequentialSeconds).sum();
+        }
+
+        public long starvationEvents() {
+            return jobs.stream()
+                    .flatMap(job -> job.channels().stream())
+                    .mapToLong(ChannelReport::starvationEvents)
+                    .sum();
+        }
+
+        public boolean ok() {
+            return jobs.stream().allMatch(JobReport::ok);
         }
     }
 
@@ -149,13 +190,23 @@ public final class PrintingDemo {
             System.exit(2);
             return;
         }
-        List<JobReport> reports = run(options, System.out, System.console() != null);
-        System.exit(reports.stream().allMatch(JobReport::ok) ? 0 : 1);
+        Report report;
+        try {
+            report = run(options, System.out, System.console() != null);
+        } catch (Calibration.Failed e) {
+            System.err.println("demo: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        System.exit(report.ok() ? 0 : 1);
     }
 
-    /** Runs the demo, printing its progress and summary to {@code out}. */
-    public static List<JobReport> run(Options options, PrintStream out, boolean terminal)
-            throws Exception {
+    /**
+     * Runs the demo, printing its progress and summary to {@code out}.
+     *
+     * @throws Calibration.Failed if the speed was to be measured and the calibration failed
+     */
+    public static Report run(Options options, PrintStream out, boolean terminal) throws Exception {
         Files.createDirectories(options.out());
         Path image = options.image() != null ? options.image() : TestChart.write(options.out());
         if (!Files.isReadable(image)) {
@@ -165,21 +216,12 @@ public final class PrintingDemo {
         if (input == null) {
             throw new IOException(image + " is not an image ImageIO can read");
         }
+        URI imageUri = image.toAbsolutePath().toUri();
         List<String> locations =
                 Arrays.stream(Channel.values()).map(PrintingDemo::outputLocation).toList();
-        List<JobSpec> specs = new ArrayList<>();
-        long largestTask = 0;
-        for (PrintJob job : options.jobs()) {
-            JobSpec spec =
-                    spec(
-                            "print-" + job.name().replace('/', '-'),
-                            job,
-                            image.toAbsolutePath().toUri(),
-                            locations,
-                            options.bytesPerSecond());
-            largestTask = Math.max(largestTask, spec.taskSizeBytes());
-            specs.add(spec);
-        }
+        // The calibration jobs are smaller than the ones they stand for: their tasks are too.
+        long largestTask =
+                options.jobs().stream().mapToLong(PrintingDemo::taskSize).max().orElse(1);
 
         long started = System.nanoTime();
         out.println("Sluice digital-printing demo: the raster image processor of seed 001 §5.1");
@@ -201,13 +243,40 @@ public final class PrintingDemo {
                     sluice.daemon().pid(),
                     sluice.parallelism(),
                     (System.nanoTime() - started) / 1e9);
-            for (int i = 0; i < specs.size(); i++) {
-                PrintJob job = options.jobs().get(i);
+            long speed;
+            if (options.bytesPerSecond().isPresent()) {
+                speed = options.bytesPerSecond().getAsLong();
+                out.printf(
+                        Locale.ROOT,
+                        "speed      %.1f MB/s per channel (--speed; not measured)%n",
+                        speed / 1e6);
+            } else {
+                Calibration.Measurement measured =
+                        Calibration.measure(
+                                sluice,
+                                options.jobs(),
+                                imageUri,
+                                locations,
+                                options.timeout(),
+                                out);
+                speed = measured.bytesPerSecond();
+                out.println("speed      " + measured.describe());
+            }
+            List<JobSpec> specs = new ArrayList<>();
+            for (PrintJob job : options.jobs()) {
+                JobSpec spec =
+                        spec(
+                                "print-" + idOf(job),
+                                job,
+                                imageUri,
+                                locations,
+                                OptionalLong.of(speed));
+                specs.add(spec);
                 out.printf(
                         Locale.ROOT,
                         "job        %-10s %s: %.0f x %.0f in at %d dpi, 4 channels of %d x %d"
                                 + " px (%.1f MB each), read at %.1f MB/s per channel%n",
-                        specs.get(i).id(),
+                        spec.id(),
                         job.useCase(),
                         job.sheetWidthInches(),
                         job.sheetHeightInches(),
@@ -215,119 +284,45 @@ public final class PrintingDemo {
                         job.widthPx(),
                         job.heightPx(),
                         job.channelBytes() / 1e6,
-                        options.bytesPerSecond() / 1e6);
+                        speed / 1e6);
             }
-            return print(sluice, options, input, specs, out, terminal);
-        }
-    }
-
-    private static List<JobReport> print(
-            EmbeddedSluice sluice,
-            Options options,
-            BufferedImage input,
-            List<JobSpec> specs,
-            PrintStream out,
-            boolean terminal)
-            throws Exception {
-        ExecutorService threads = Executors.newCachedThreadPool();
-        try {
-            // Every reader is there before its job is submitted: a job starts once each of its
-            // streams has its reader.
-            List<List<Future<ChannelReceiver.Result>>> results = new ArrayList<>();
-            List<ProgressBar.Line> lines = new ArrayList<>();
-            for (int i = 0; i < specs.size(); i++) {
-                JobSpec spec = specs.get(i);
-                PrintJob job = options.jobs().get(i);
-                List<ChannelReceiver> channels = new ArrayList<>();
-                List<Future<ChannelReceiver.Result>> futures = new ArrayList<>();
-                for (Channel channel : Channel.values()) {
-                    StreamReader reader = sluice.reader(spec, channel.streamName()).open();
-                    ChannelReceiver receiver =
-                            new ChannelReceiver(
-                                    channel, reader, job.channelBytes(), options.timeout());
-                    channels.add(receiver);
-                    futures.add(threads.submit(receiver));
-                }
-                results.add(futures);
-                lines.add(
-                        new ProgressBar.Line(
-                                spec.id(),
-                                4 * job.channelBytes(),
-                                () ->
-                                        channels.stream()
-                                                .mapToLong(ChannelReceiver::received)
-                                                .sum()));
+            PrintRun.Result run =
+                    PrintRun.run(sluice, options.jobs(), specs, options.timeout(), out, terminal);
+            List<JobReport> jobs = new ArrayList<>();
+            for (PrintRun.Job job : run.jobs()) {
+                jobs.add(report(options, input, job, run.submittedNanos(), out));
             }
-            long submitted = System.nanoTime();
-            specs.forEach(sluice.jobs()::submit);
-            ProgressBar bar = new ProgressBar(out, terminal, lines);
-            out.println();
-            while (!results.stream().flatMap(List::stream).allMatch(Future::isDone)) {
-                bar.update();
-                TimeUnit.MILLISECONDS.sleep(terminal ? 200 : 500);
-                if (!sluice.isGenerationRunning()) {
-                    throw new IllegalStateException(
-                            "the generation pipeline stopped; see the Flink log");
-                }
-            }
-            bar.finish();
-            out.println();
-
-            List<JobReport> reports = new ArrayList<>();
-            for (int i = 0; i < specs.size(); i++) {
-                reports.add(
-                        report(
-                                sluice,
-                                options,
-                                input,
-                                specs.get(i),
-                                options.jobs().get(i),
-                                results.get(i),
-                                submitted,
-                                out));
-            }
-            printSummary(reports, options, out);
-            return reports;
-        } finally {
-            threads.shutdownNow();
+            Report report =
+                    new Report(speed, options.bytesPerSecond().isEmpty(), jobs, run.seconds());
+            printSummary(report, out);
+            return report;
         }
     }
 
     private static JobReport report(
-            EmbeddedSluice sluice,
             Options options,
             BufferedImage input,
-            JobSpec spec,
-            PrintJob job,
-            List<Future<ChannelReceiver.Result>> futures,
+            PrintRun.Job run,
             long submittedNanos,
             PrintStream out)
             throws Exception {
-        JobStatus status =
-                sluice.jobs()
-                        .awaitStatus(spec.id(), s -> s.state().isTerminal(), options.timeout());
-        Map<Channel, ChannelReceiver.Result> received = new EnumMap<>(Channel.class);
-        long last = 0;
-        for (Future<ChannelReceiver.Result> future : futures) {
-            ChannelReceiver.Result result = future.get();
-            received.put(result.channel(), result);
-            last = Math.max(last, result.lastChunkNanos());
-        }
-        double seconds = (last - submittedNanos) / 1e9;
+        PrintJob job = run.job();
+        String id = run.spec().id();
+        double seconds = (run.lastChunkNanos() - submittedNanos) / 1e9;
 
-        out.printf("check      %s: computing it again in one thread...%n", spec.id());
+        out.printf("check      %s: computing it again in one thread...%n", id);
         long sequentialStart = System.nanoTime();
         Map<Channel, byte[]> reference =
                 SequentialRip.sha256(
                         new RasterImageProcessor(input, job.widthPx(), job.heightPx()));
         double sequentialSeconds = (System.nanoTime() - sequentialStart) / 1e9;
 
-        Path dir = options.out().resolve(spec.id());
+        Path dir = options.out().resolve(id);
         Files.createDirectories(dir);
         List<ChannelReport> channels = new ArrayList<>();
         Map<Channel, byte[]> rasters = new EnumMap<>(Channel.class);
         for (Channel channel : Channel.values()) {
-            ChannelReceiver.Result result = received.get(channel);
+            ChannelReceiver.Result result = run.channels().get(channel);
             Path png = dir.resolve(channel.streamName() + ".png");
             ChannelImages.writeChannelPng(png, result.raster(), job.widthPx(), job.heightPx());
             rasters.put(channel, result.raster());
@@ -338,6 +333,8 @@ public final class PrintingDemo {
                             result.chunks(),
                             result.stats().achievedRateBytesPerSecond(),
                             result.stats().starvationEvents(),
+                            result.stats().latenessP99Nanos(),
+                            result.stats().latenessMaxNanos(),
                             SequentialRip.hex(result.sha256()),
                             SequentialRip.hex(reference.get(channel)),
                             png));
@@ -346,33 +343,37 @@ public final class PrintingDemo {
         ChannelImages.writeCompositePng(
                 composite, rasters, job.widthPx(), job.heightPx(), PREVIEW_SIDE_PX);
         return new JobReport(
-                job, spec.id(), status.state(), seconds, sequentialSeconds, channels, composite);
+                job, id, run.status().state(), seconds, sequentialSeconds, channels, composite);
     }
 
-    private static void printSummary(List<JobReport> reports, Options options, PrintStream out) {
+    private static void printSummary(Report report, PrintStream out) {
         out.println();
         out.printf(
                 Locale.ROOT,
-                "%-10s %-8s %10s %7s %11s %8s  %-8s %-16s%n",
+                "%-10s %-8s %10s %7s %11s %8s %9s %9s  %-8s %-16s%n",
                 "job",
                 "stream",
                 "MB",
                 "chunks",
                 "MB/s",
                 "starved",
+                "late p99",
+                "late max",
                 "order",
                 "sha-256 (= sequential)");
-        for (JobReport report : reports) {
-            for (ChannelReport channel : report.channels()) {
+        for (JobReport job : report.jobs()) {
+            for (ChannelReport channel : job.channels()) {
                 out.printf(
                         Locale.ROOT,
-                        "%-10s %-8s %10.1f %7d %11.2f %8d  %-8s %s %s%n",
-                        report.jobId(),
+                        "%-10s %-8s %10.1f %7d %11.2f %8d %6.1f ms %6.1f ms  %-8s %s %s%n",
+                        job.jobId(),
                         channel.channel().streamName(),
                         channel.bytes() / 1e6,
                         channel.chunks(),
                         channel.bytesPerSecond() / 1e6,
                         channel.starvationEvents(),
+                        channel.latenessP99Nanos() / 1e6,
+                        channel.latenessMaxNanos() / 1e6,
                         "in order",
                         channel.streamedSha256().substring(0, 16),
                         channel.matches()
@@ -382,25 +383,41 @@ public final class PrintingDemo {
             }
         }
         out.println();
-        for (JobReport report : reports) {
-            long bytes = report.channels().stream().mapToLong(ChannelReport::bytes).sum();
+        for (JobReport job : report.jobs()) {
             out.printf(
                     Locale.ROOT,
                     "%-10s %s: %.1f MB in %.1f s from submission (%.1f MB/s over 4 channels read"
                             + " at %.1f MB/s each); one thread computes it in %.1f s%n",
-                    report.jobId(),
-                    report.state(),
-                    bytes / 1e6,
-                    report.seconds(),
-                    bytes / 1e6 / report.seconds(),
-                    options.bytesPerSecond() / 1e6,
-                    report.sequentialSeconds());
-            out.printf("           images: %s%n", report.composite().getParent().toAbsolutePath());
+                    job.jobId(),
+                    job.state(),
+                    job.bytes() / 1e6,
+                    job.seconds(),
+                    job.bytes() / 1e6 / job.seconds(),
+                    report.bytesPerSecond() / 1e6,
+                    job.sequentialSeconds());
+            out.printf("           images: %s%n", job.composite().getParent().toAbsolutePath());
         }
-        boolean ok = reports.stream().allMatch(JobReport::ok);
+        int channels = 4 * report.jobs().size();
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "aggregate  %.1f MB in %.1f s from the first submission: %.1f MB/s over %d"
+                        + " channels read at %.1f MB/s each (%.1f MB/s requested, %s); one thread"
+                        + " computes the same jobs at %.1f MB/s, so the pipeline moved %.2f times"
+                        + " that%n",
+                report.bytes() / 1e6,
+                report.seconds(),
+                report.aggregateBytesPerSecond() / 1e6,
+                channels,
+                report.bytesPerSecond() / 1e6,
+                channels * report.bytesPerSecond() / 1e6,
+                report.measured() ? "measured" : "--speed",
+                report.sequentialBytesPerSecond() / 1e6,
+                report.aggregateBytesPerSecond() / report.sequentialBytesPerSecond());
+        out.printf("starvation events: %d%n", report.starvationEvents());
         out.println();
         out.println(
-                ok
+                report.ok()
                         ? "every channel arrived complete, in order, and equal to the sequential"
                                 + " run"
                         : "MISMATCH: see the rows above");
@@ -412,10 +429,24 @@ public final class PrintingDemo {
      */
     public static JobSpec spec(
             String id, PrintJob job, URI image, List<String> locations, long bytesPerSecond) {
+        return spec(id, job, image, locations, OptionalLong.of(bytesPerSecond));
+    }
+
+    /** {@link #spec(String, PrintJob, URI, List, long)}, unpaced when {@code rate} is empty. */
+    static JobSpec spec(
+            String id, PrintJob job, URI image, List<String> locations, OptionalLong rate) {
+        return RipJobs.spec(id, job, image, locations, taskSize(job), chunkSize(job), rate, true);
+    }
+
+    /** Tasks of about {@value #CHUNKS_PER_TASK} chunks, whole rows. */
+    static long taskSize(PrintJob job) {
         int chunk = chunkSize(job);
-        long task = RipJobs.rowAlignedTaskSize(job, (long) CHUNKS_PER_TASK * chunk, chunk);
-        return RipJobs.spec(
-                id, job, image, locations, task, chunk, OptionalLong.of(bytesPerSecond), true);
+        return RipJobs.rowAlignedTaskSize(job, (long) CHUNKS_PER_TASK * chunk, chunk);
+    }
+
+    /** A job's name as part of a job id: {@code B/8} is {@code B-8}. */
+    static String idOf(PrintJob job) {
+        return job.name().replace('/', '-');
     }
 
     /**

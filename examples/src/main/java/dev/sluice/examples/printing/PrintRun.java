@@ -1,0 +1,190 @@
+package dev.sluice.examples.printing;
+
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.stream.StreamReader;
+import dev.sluice.examples.EmbeddedSluice;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Print jobs submitted together and read to the end, one {@link ChannelReceiver} per channel: what
+ * the demo's calibration and its jobs both do (docs/printing.md, The demo).
+ */
+final class PrintRun {
+
+    /** One job of the run: its final status and what each channel received. */
+    record Job(
+            PrintJob job,
+            JobSpec spec,
+            JobStatus status,
+            Map<Channel, ChannelReceiver.Result> channels) {
+
+        long bytes() {
+            return channels.values().stream().mapToLong(result -> result.raster().length).sum();
+        }
+
+        long lastChunkNanos() {
+            return channels.values().stream()
+                    .mapToLong(ChannelReceiver.Result::lastChunkNanos)
+                    .max()
+                    .orElseThrow();
+        }
+
+        boolean completed() {
+            return status.state() == JobState.COMPLETED;
+        }
+    }
+
+    /**
+     * The whole run.
+     *
+     * @param submittedNanos when the first job was submitted ({@link System#nanoTime})
+     */
+    record Result(long submittedNanos, List<Job> jobs) {
+
+        long bytes() {
+            return jobs.stream().mapToLong(Job::bytes).sum();
+        }
+
+        int channels() {
+            return jobs.stream().mapToInt(job -> job.channels().size()).sum();
+        }
+
+        /** From the first submission to the last chunk read, of any job. */
+        double seconds() {
+            long last = jobs.stream().mapToLong(Job::lastChunkNanos).max().orElseThrow();
+            return (last - submittedNanos) / 1e9;
+        }
+
+        /** Every channel's bytes over {@link #seconds()}: what the pipeline moved. */
+        double bytesPerSecond() {
+            return bytes() / seconds();
+        }
+    }
+
+    private PrintRun() {}
+
+    /**
+     * Opens a reader per channel of each job, submits the jobs and waits until every stream has
+     * ended, then for each job's final status. With {@code progress}, a progress bar per job is
+     * drawn on it meanwhile.
+     *
+     * @throws IllegalStateException naming the job and stream, if a stream came out of order,
+     *     short, long, or not within {@code timeout}, or if the generation pipeline stopped
+     */
+    static Result run(
+            EmbeddedSluice sluice,
+            List<PrintJob> jobs,
+            List<JobSpec> specs,
+            Duration timeout,
+            PrintStream progress,
+            boolean terminal)
+            throws Exception {
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            // Every reader is there before its job is submitted: a job starts once each of its
+            // streams has its reader.
+            List<List<Future<ChannelReceiver.Result>>> results = new ArrayList<>();
+            List<ProgressBar.Line> lines = new ArrayList<>();
+            for (int i = 0; i < specs.size(); i++) {
+                JobSpec spec = specs.get(i);
+                PrintJob job = jobs.get(i);
+                List<ChannelReceiver> channels = new ArrayList<>();
+                List<Future<ChannelReceiver.Result>> futures = new ArrayList<>();
+                for (Channel channel : Channel.values()) {
+                    StreamReader reader = sluice.reader(spec, channel.streamName()).open();
+                    ChannelReceiver receiver =
+                            new ChannelReceiver(channel, reader, job.channelBytes(), timeout);
+                    channels.add(receiver);
+                    futures.add(threads.submit(receiver));
+                }
+                results.add(futures);
+                lines.add(
+                        new ProgressBar.Line(
+                                spec.id(),
+                                4 * job.channelBytes(),
+                                () ->
+                                        channels.stream()
+                                                .mapToLong(ChannelReceiver::received)
+                                                .sum()));
+            }
+            long submitted = System.nanoTime();
+            specs.forEach(sluice.jobs()::submit);
+            ProgressBar bar = progress == null ? null : new ProgressBar(progress, terminal, lines);
+            if (bar != null) {
+                progress.println();
+            }
+            while (!allDone(specs, results)) {
+                if (bar != null) {
+                    bar.update();
+                }
+                TimeUnit.MILLISECONDS.sleep(terminal ? 200 : 500);
+                if (!sluice.isGenerationRunning()) {
+                    throw new IllegalStateException(
+                            "the generation pipeline stopped; see the Flink log");
+                }
+            }
+            if (bar != null) {
+                bar.finish();
+                progress.println();
+            }
+
+            List<Job> done = new ArrayList<>();
+            for (int i = 0; i < specs.size(); i++) {
+                JobSpec spec = specs.get(i);
+                JobStatus status =
+                        sluice.jobs().awaitStatus(spec.id(), s -> s.state().isTerminal(), timeout);
+                Map<Channel, ChannelReceiver.Result> received = new EnumMap<>(Channel.class);
+                for (Future<ChannelReceiver.Result> future : results.get(i)) {
+                    ChannelReceiver.Result result = result(spec, future);
+                    received.put(result.channel(), result);
+                }
+                done.add(new Job(jobs.get(i), spec, status, received));
+            }
+            return new Result(submitted, done);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * Whether every stream has ended; a stream that failed ends the wait at once rather than after
+     * the others' timeouts.
+     */
+    private static boolean allDone(
+            List<JobSpec> specs, List<List<Future<ChannelReceiver.Result>>> results)
+            throws InterruptedException {
+        boolean all = true;
+        for (int i = 0; i < specs.size(); i++) {
+            for (Future<ChannelReceiver.Result> future : results.get(i)) {
+                if (!future.isDone()) {
+                    all = false;
+                } else {
+                    result(specs.get(i), future);
+                }
+            }
+        }
+        return all;
+    }
+
+    private static ChannelReceiver.Result result(
+            JobSpec spec, Future<ChannelReceiver.Result> future) throws InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "job " + spec.id() + ", stream " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+}
