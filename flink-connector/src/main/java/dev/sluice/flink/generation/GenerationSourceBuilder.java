@@ -24,6 +24,7 @@ public final class GenerationSourceBuilder {
     private Duration readerTimeout = Duration.ofSeconds(30);
     private Duration pollInterval = Duration.ofMillis(100);
     private final Map<String, String> hosts = new HashMap<>();
+    private int tasksAheadPerStream = 2;
 
     GenerationSourceBuilder() {}
 
@@ -79,12 +80,32 @@ public final class GenerationSourceBuilder {
         return this;
     }
 
+    /**
+     * How many tasks of a stream a producer may hold that the stream's readers have not been
+     * delivered yet (2): the scheduler gives it no further task of that stream until one is, and
+     * meanwhile serves the other streams (docs/generation.md, "Room admission"). With the sink's
+     * default cap a writer admits 4 tasks of a stream, so 2 leave a margin for the sink hearing of
+     * progress later than the scheduler; a sink with a fixed cap below {@code tasksAheadPerStream ×
+     * taskSize} per writer can still make a writer wait.
+     */
+    public GenerationSourceBuilder setTasksAheadPerStream(int tasks) {
+        this.tasksAheadPerStream = tasks;
+        return this;
+    }
+
     public GenerationSource build() {
         if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
         }
         if (maxJobs < 1) {
             throw new IllegalStateException("max jobs " + maxJobs + ": at least 1");
+        }
+        if (tasksAheadPerStream < 1) {
+            throw new IllegalStateException(
+                    "tasks ahead per stream "
+                            + tasksAheadPerStream
+                            + ": at least 1, or a stream would never get a task;"
+                            + " call setTasksAheadPerStream with 1 or more");
         }
         for (Duration d : new Duration[] {readerTimeout, pollInterval}) {
             if (d.isNegative() || d.isZero()) {
@@ -105,6 +126,10 @@ public final class GenerationSourceBuilder {
                 progressTopic,
                 policy,
                 new GenerationEnumerator.Settings(
-                        maxJobs, readerTimeout, pollInterval, Map.copyOf(hosts)));
+                        maxJobs,
+                        readerTimeout,
+                        pollInterval,
+                        Map.copyOf(hosts),
+                        tasksAheadPerStream));
     }
 }

@@ -9,7 +9,8 @@ import org.apache.flink.annotation.PublicEvolving;
 /**
  * Which compute task a producer asking for work gets: the scheduler's policy (seed 001 §3.1: a
  * customizable policy, one event loop deciding). The scheduler calls it on its one thread, each
- * time a producer has room for a task, with the running jobs that still have tasks to hand out.
+ * time a producer asks for a task, with the running jobs that have a task that may go to that
+ * producer now (docs/generation.md, "Room admission"), each seen from that producer.
  */
 @PublicEvolving
 public interface SchedulingPolicy extends Serializable {
@@ -20,17 +21,27 @@ public interface SchedulingPolicy extends Serializable {
     /** A producer: a GenerationSource reader. */
     record Producer(int subtask, String host, int tasksInFlight) {}
 
-    /** A running job as a policy sees it. */
+    /** A running job as a policy sees it when a producer asks for work. */
     interface SchedulableJob {
         JobSpec spec();
 
-        /** The streams with tasks not handed out yet, in the spec's order. */
+        /**
+         * The streams with a task that may go to this producer now, in the spec's order: tasks not
+         * handed out yet, and room in the producer's window (fewer than {@code tasksAheadPerStream}
+         * of the stream's tasks handed to it not delivered yet).
+         */
         List<String> streamsWithWork();
+
+        /**
+         * The bytes of the stream's tasks handed out, to any producer, that its readers have not
+         * been delivered yet: with the stream's rate, how long its readers can go on.
+         */
+        long bufferedBytes(String stream);
 
         /** The host of the stream's output location. */
         String hostOf(String stream);
 
-        /** Hands out the next task of {@code stream}. */
+        /** Hands out the next task of {@code stream}, one of {@link #streamsWithWork()}. */
         ComputeTask take(String stream);
     }
 }

@@ -43,4 +43,33 @@ public final class TestJobs {
                 taskBytes,
                 specs);
     }
+
+    /** {@code job} with its streams read at {@code rates} bytes per second, stream by stream. */
+    public static JobSpec paced(JobSpec job, long... rates) {
+        List<StreamSpec> specs = new ArrayList<>();
+        for (int i = 0; i < job.streams().size(); i++) {
+            StreamSpec s = job.streams().get(i);
+            specs.add(
+                    new StreamSpec(
+                            s.name(),
+                            s.outputLocation(),
+                            s.split(),
+                            s.sizeBytes(),
+                            OptionalLong.of(rates[i]),
+                            s.chunkSizeBytes()));
+        }
+        return new JobSpec(
+                job.id(), job.inputs(), job.generator(), job.taskSizeBytes(), specs, job.weight());
+    }
+
+    /** {@code job} with weight {@code weight}. */
+    public static JobSpec weighted(JobSpec job, int weight) {
+        return new JobSpec(
+                job.id(),
+                job.inputs(),
+                job.generator(),
+                job.taskSizeBytes(),
+                job.streams(),
+                weight);
+    }
 }

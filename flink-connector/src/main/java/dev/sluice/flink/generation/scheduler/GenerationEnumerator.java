@@ -58,7 +58,11 @@ public final class GenerationEnumerator
 
     /** How the scheduler is set up. */
     public record Settings(
-            int maxJobs, Duration readerTimeout, Duration pollInterval, Map<String, String> hosts)
+            int maxJobs,
+            Duration readerTimeout,
+            Duration pollInterval,
+            Map<String, String> hosts,
+            int tasksAheadPerStream)
             implements Serializable {}
 
     private final SplitEnumeratorContext<ComputeTaskSplit> context;
@@ -94,8 +98,9 @@ public final class GenerationEnumerator
         this.positions = new HashMap<>(restored.positions());
         this.finishedJobs.addAll(restored.finishedJobs());
         for (GenerationState.Job job : restored.jobs()) {
-            ScheduledJob scheduled =
-                    new ScheduledJob(job.spec(), job.state(), clock.getAsLong(), this::hostOf);
+            // Which producer holds which undelivered task is not in the checkpoint: the windows
+            // start empty (docs/generation.md, "Room admission").
+            ScheduledJob scheduled = newJob(job.spec(), job.state());
             scheduled.nextTask.putAll(job.nextTask());
             scheduled.returned.addAll(job.returned());
             scheduled.ready.addAll(job.ready());
@@ -103,6 +108,11 @@ public final class GenerationEnumerator
             scheduled.tasksHandedOutLocally = job.tasksHandedOutLocally();
             jobs.put(job.spec().id(), scheduled);
         }
+    }
+
+    private ScheduledJob newJob(JobSpec spec, JobState state) {
+        return new ScheduledJob(
+                spec, state, clock.getAsLong(), settings.tasksAheadPerStream(), this::hostOf);
     }
 
     private String hostOf(String outputLocation) {
@@ -166,7 +176,7 @@ public final class GenerationEnumerator
             publish(id, JobState.REFUSED, "capacity exhausted: " + jobs.size() + " jobs live");
             return;
         }
-        jobs.put(id, new ScheduledJob(spec, JobState.ACCEPTED, clock.getAsLong(), this::hostOf));
+        jobs.put(id, newJob(spec, JobState.ACCEPTED));
         publish(id, JobState.ACCEPTED, null);
         EarlyProgress early = earlyProgress.remove(id);
         if (early != null) {
@@ -288,14 +298,19 @@ public final class GenerationEnumerator
         assign();
     }
 
-    /** Answers the producers' requests while running jobs have tasks. */
+    /**
+     * Answers the producers' requests while running jobs have tasks that may go to them: a task
+     * given back by a lost producer first, whatever the room, else what the policy picks among the
+     * streams with room in the asking producer's window. A request that finds none stays and is
+     * answered when progress frees room, after a later poll.
+     */
     private void assign() {
         Map<Integer, List<ComputeTaskSplit>> assignment = new HashMap<>();
         boolean progress = true;
         while (progress && !wanting.isEmpty()) {
             progress = false;
             for (int subtask : List.copyOf(wanting.keySet())) {
-                List<SchedulingPolicy.SchedulableJob> runnable = new ArrayList<>();
+                List<ScheduledJob> runnable = new ArrayList<>();
                 for (ScheduledJob job : jobs.values()) {
                     if (job.state == JobState.RUNNING && job.hasWork()) {
                         runnable.add(job);
@@ -305,21 +320,28 @@ public final class GenerationEnumerator
                     continue;
                 }
                 Set<String> tasks = inFlight.computeIfAbsent(subtask, s -> new HashSet<>());
+                String host = producerHosts.getOrDefault(subtask, "");
                 ComputeTaskSplit split = takeReturned(runnable);
                 if (split == null) {
+                    List<SchedulingPolicy.SchedulableJob> views = new ArrayList<>();
+                    for (ScheduledJob job : runnable) {
+                        SchedulingPolicy.SchedulableJob view = job.forProducer(subtask);
+                        if (!view.streamsWithWork().isEmpty()) {
+                            views.add(view);
+                        }
+                    }
+                    if (views.isEmpty()) {
+                        continue;
+                    }
                     SchedulingPolicy.Producer producer =
-                            new SchedulingPolicy.Producer(
-                                    subtask, producerHosts.getOrDefault(subtask, ""), tasks.size());
-                    Optional<ComputeTask> task = policy.next(producer, runnable);
+                            new SchedulingPolicy.Producer(subtask, host, tasks.size());
+                    Optional<ComputeTask> task = policy.next(producer, views);
                     if (task.isEmpty()) {
                         continue;
                     }
                     split = new ComputeTaskSplit(task.get(), 0);
                 }
-                ScheduledJob job = jobs.get(split.jobId());
-                if (job != null) {
-                    job.handedOut(split.task().stream(), producerHosts.getOrDefault(subtask, ""));
-                }
+                jobs.get(split.jobId()).handedOut(split.task(), subtask, host);
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());
                 if (wanting.merge(subtask, -1, Integer::sum) == 0) {
@@ -333,11 +355,10 @@ public final class GenerationEnumerator
         }
     }
 
-    /** A producer finished a task (it asks for the next one apart), perhaps with a failure. */
     /** A task a lost producer gave back, which goes out before any new one; null if none. */
-    private static ComputeTaskSplit takeReturned(List<SchedulingPolicy.SchedulableJob> runnable) {
-        for (SchedulingPolicy.SchedulableJob job : runnable) {
-            ComputeTaskSplit back = ((ScheduledJob) job).returned.pollFirst();
+    private static ComputeTaskSplit takeReturned(List<ScheduledJob> runnable) {
+        for (ScheduledJob job : runnable) {
+            ComputeTaskSplit back = job.returned.pollFirst();
             if (back != null) {
                 return back;
             }
@@ -366,6 +387,7 @@ public final class GenerationEnumerator
         for (ComputeTaskSplit split : splits) {
             ScheduledJob job = jobs.get(split.jobId());
             if (job != null) {
+                job.givenBack(split.task(), subtaskId);
                 job.returned.addFirst(split);
             }
         }

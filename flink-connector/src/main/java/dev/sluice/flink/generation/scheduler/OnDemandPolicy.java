@@ -1,42 +1,117 @@
 package dev.sluice.flink.generation.scheduler;
 
+import dev.sluice.client.job.StreamSpec;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.annotation.Internal;
 
 /**
- * Seed 001 §4.1's policy: tasks are created as producers ask for them; jobs take turns (the job
- * after the one served last goes first), and within a job the producer gets a stream whose output
- * location is on its own host when one has work, else the stream whose turn it is.
+ * The default policy (docs/generation.md, "Scheduling policy"): tasks are created as producers ask
+ * for them (seed 001 §4.1), and the scheduler offers only streams with room in the asking
+ * producer's window, so what a stream takes is bounded by its readers' pace.
+ *
+ * <ol>
+ *   <li><b>Paced streams first</b> (those with a {@code rateBytesPerSecond}): the most urgent one,
+ *       the one whose readers' buffer lasts the shortest ({@code bufferedBytes / rate}), a stream
+ *       on the producer's host winning ties. A paced stream must keep its speed whatever else runs.
+ *   <li><b>Then the other streams by weighted fair share</b>: stride scheduling over jobs, a job's
+ *       pass growing by the bytes it was handed divided by its {@code weight}, the job of the
+ *       smallest pass served. A job that joins (or comes back after having nothing that could go
+ *       out) starts at the current pass, so that it neither floods the others nor waits behind
+ *       them. Within the job, a stream on the producer's host first, else its streams take turns.
+ * </ol>
  */
 @Internal
 public final class OnDemandPolicy implements SchedulingPolicy {
     private static final long serialVersionUID = 1L;
 
-    private String lastJob = "";
+    // Stride scheduling: each job's pass, and the pass of the job served last (the current one).
+    private final Map<String, Double> passes = new HashMap<>();
+    private double currentPass;
     private int streamTurn;
 
     @Override
     public Optional<ComputeTask> next(Producer producer, List<SchedulableJob> jobs) {
-        if (jobs.isEmpty()) {
+        Optional<ComputeTask> paced = mostUrgentPaced(producer, jobs);
+        return paced.isPresent() ? paced : fairShare(producer, jobs);
+    }
+
+    private static boolean isPaced(SchedulableJob job, String stream) {
+        return rateOf(job, stream) > 0;
+    }
+
+    private static long rateOf(SchedulableJob job, String stream) {
+        StreamSpec spec = job.spec().stream(stream).orElseThrow();
+        return spec.rateBytesPerSecond().orElse(0);
+    }
+
+    private static Optional<ComputeTask> mostUrgentPaced(
+            Producer producer, List<SchedulableJob> jobs) {
+        SchedulableJob bestJob = null;
+        String bestStream = null;
+        double bestSeconds = Double.MAX_VALUE;
+        boolean bestLocal = false;
+        for (SchedulableJob job : jobs) {
+            for (String stream : job.streamsWithWork()) {
+                if (!isPaced(job, stream)) {
+                    continue;
+                }
+                double seconds = (double) job.bufferedBytes(stream) / rateOf(job, stream);
+                boolean local = job.hostOf(stream).equals(producer.host());
+                if (seconds < bestSeconds || (seconds == bestSeconds && local && !bestLocal)) {
+                    bestJob = job;
+                    bestStream = stream;
+                    bestSeconds = seconds;
+                    bestLocal = local;
+                }
+            }
+        }
+        return bestJob == null ? Optional.empty() : Optional.of(bestJob.take(bestStream));
+    }
+
+    private Optional<ComputeTask> fairShare(Producer producer, List<SchedulableJob> jobs) {
+        SchedulableJob chosen = null;
+        List<String> chosenStreams = List.of();
+        double chosenPass = Double.MAX_VALUE;
+        for (SchedulableJob job : jobs) {
+            List<String> streams =
+                    job.streamsWithWork().stream().filter(s -> !isPaced(job, s)).toList();
+            if (streams.isEmpty()) {
+                continue;
+            }
+            // A job behind the current pass had nothing to take for a while: it starts again at
+            // the current pass rather than taking everything until it caught up.
+            double pass = Math.max(passes.getOrDefault(job.spec().id(), 0.0), currentPass);
+            if (pass < chosenPass) {
+                chosen = job;
+                chosenStreams = streams;
+                chosenPass = pass;
+            }
+        }
+        if (chosen == null) {
             return Optional.empty();
         }
-        int start = 0;
-        for (int i = 0; i < jobs.size(); i++) {
-            if (jobs.get(i).spec().id().equals(lastJob)) {
-                start = i + 1;
-            }
-        }
-        SchedulableJob job = jobs.get(start % jobs.size());
-        lastJob = job.spec().id();
-        List<String> streams = job.streamsWithWork();
+        String id = chosen.spec().id();
+        ComputeTask task = chosen.take(streamFor(producer, chosen, chosenStreams));
+        currentPass = chosenPass;
+        passes.put(id, chosenPass + (double) task.length() / chosen.spec().weight());
+        // A pass at or below the current one says nothing more than the current pass does: drop
+        // it, so that jobs gone do not stay.
+        passes.values().removeIf(pass -> pass <= currentPass);
+        return Optional.of(task);
+    }
+
+    /** A stream on the producer's host, else the one whose turn it is. */
+    private String streamFor(Producer producer, SchedulableJob job, List<String> streams) {
         for (String stream : streams) {
             if (job.hostOf(stream).equals(producer.host())) {
-                return Optional.of(job.take(stream));
+                return stream;
             }
         }
-        return Optional.of(job.take(streams.get(Math.floorMod(streamTurn++, streams.size()))));
+        return streams.get(Math.floorMod(streamTurn++, streams.size()));
     }
 }

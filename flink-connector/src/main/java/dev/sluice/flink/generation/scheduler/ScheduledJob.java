@@ -4,6 +4,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.stream.StreamDeliveryState;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
@@ -20,11 +21,13 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * A job as the scheduler keeps it: its state, the next task of each stream (tasks are made when
- * handed out), the tasks given back by a lost producer (handed out first), and what its readers
- * reported.
+ * handed out), the tasks given back by a lost producer (handed out first), how far its readers got,
+ * and the tasks each producer holds that its stream's readers have not been delivered yet: a
+ * producer gets a new task of a stream only while it holds fewer than {@code tasksAheadPerStream}
+ * of them (docs/generation.md, "Room admission").
  */
 @Internal
-public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
+public final class ScheduledJob {
     final JobSpec spec;
     JobState state;
     long sinceMillis;
@@ -33,9 +36,11 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     final Set<String> ready = new HashSet<>();
     // Per stream and reader, when it was last heard of.
     final Map<String, Map<Integer, Long>> heard = new HashMap<>();
-    // Per stream, how many readers share it, and those that reached its end.
-    final Map<String, Integer> readers = new HashMap<>();
-    final Map<String, Set<Integer>> ended = new HashMap<>();
+    // Per stream, how far its readers got.
+    private final Map<String, StreamDeliveryState> delivery = new HashMap<>();
+    // Per stream, its tasks handed out and not delivered yet, in the order they went out.
+    private final Map<String, List<Undelivered>> undelivered = new HashMap<>();
+    private final int tasksAheadPerStream;
     private final UnaryOperator<String> hosts;
     // Tasks handed out, and those that went to a producer on the host of their stream's output
     // location: a job's locality, reported in its COMPLETED status. The checkpoint keeps them, so
@@ -43,40 +48,80 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     int tasksHandedOut;
     int tasksHandedOutLocally;
 
-    ScheduledJob(JobSpec spec, JobState state, long sinceMillis, UnaryOperator<String> hosts) {
+    /** A task handed to {@code producer} whose last chunk, {@code lastSeq}, is not delivered. */
+    private record Undelivered(String taskId, int producer, long lastSeq, long bytes) {}
+
+    ScheduledJob(
+            JobSpec spec,
+            JobState state,
+            long sinceMillis,
+            int tasksAheadPerStream,
+            UnaryOperator<String> hosts) {
         this.spec = spec;
         this.state = state;
         this.sinceMillis = sinceMillis;
+        this.tasksAheadPerStream = tasksAheadPerStream;
         this.hosts = hosts;
         spec.streams().forEach(stream -> nextTask.put(stream.name(), 0));
     }
 
-    @Override
-    public JobSpec spec() {
-        return spec;
+    /** The job as a policy sees it when {@code producer} asks for work. */
+    SchedulingPolicy.SchedulableJob forProducer(int producer) {
+        return new ProducerView(producer);
     }
 
-    @Override
-    public List<String> streamsWithWork() {
-        List<String> streams = new ArrayList<>();
-        for (StreamSpec stream : spec.streams()) {
-            if (nextTask.get(stream.name()) < ComputeTask.count(spec, stream)) {
-                streams.add(stream.name());
-            }
-        }
-        return streams;
+    private boolean hasTasksLeft(StreamSpec stream) {
+        return nextTask.get(stream.name()) < ComputeTask.count(spec, stream);
     }
 
+    /** Whether {@code producer} holds fewer than tasksAheadPerStream undelivered tasks of it. */
+    private boolean hasRoom(String stream, int producer) {
+        long held =
+                undelivered.getOrDefault(stream, List.of()).stream()
+                        .filter(task -> task.producer() == producer)
+                        .count();
+        return held < tasksAheadPerStream;
+    }
+
+    /** The bytes of the stream's tasks handed out, to any producer, and not delivered yet. */
+    long bufferedBytes(String stream) {
+        return undelivered.getOrDefault(stream, List.of()).stream()
+                .mapToLong(Undelivered::bytes)
+                .sum();
+    }
+
+    /** Whether a task is left to hand out: one given back, or one not made yet. */
     boolean hasWork() {
-        return !returned.isEmpty() || !streamsWithWork().isEmpty();
+        return !returned.isEmpty() || spec.streams().stream().anyMatch(this::hasTasksLeft);
     }
 
-    /** Counts a task of {@code stream} handed out to a producer on {@code producerHost}. */
-    void handedOut(String stream, String producerHost) {
+    /**
+     * Counts {@code task} handed out to {@code producer} on {@code producerHost}: for the job's
+     * locality, and in the producer's window of the stream until its readers are delivered it.
+     */
+    void handedOut(ComputeTask task, int producer, String producerHost) {
         tasksHandedOut++;
-        if (hostOf(stream).equals(producerHost)) {
+        if (hostOf(task.stream()).equals(producerHost)) {
             tasksHandedOutLocally++;
         }
+        long lastSeq = task.firstSeq() + task.chunkCount() - 1;
+        if (lastSeq > deliveredSeq(task.stream())) {
+            undelivered
+                    .computeIfAbsent(task.stream(), s -> new ArrayList<>())
+                    .add(new Undelivered(task.id(), producer, lastSeq, task.length()));
+        }
+    }
+
+    /** A lost producer gave {@code task} back: it no longer holds it. */
+    void givenBack(ComputeTask task, int producer) {
+        undelivered
+                .getOrDefault(task.stream(), new ArrayList<>())
+                .removeIf(held -> held.producer() == producer && held.taskId().equals(task.id()));
+    }
+
+    private long deliveredSeq(String stream) {
+        StreamDeliveryState state = delivery.get(stream);
+        return state == null ? -1 : state.deliveredSeq();
     }
 
     /**
@@ -97,18 +142,14 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
                 + " tasks computed on their output location's host";
     }
 
-    @Override
-    public String hostOf(String stream) {
+    String hostOf(String stream) {
         return hosts.apply(spec.stream(stream).orElseThrow().outputLocation());
     }
 
-    @Override
-    public ComputeTask take(String stream) {
+    /** Makes the next task of {@code stream}. */
+    private ComputeTask take(String stream) {
         StreamSpec streamSpec = spec.stream(stream).orElseThrow();
         int index = nextTask.merge(stream, 1, Integer::sum) - 1;
-        if (index >= ComputeTask.count(spec, streamSpec)) {
-            throw new IllegalStateException(stream + " of " + spec.id() + " has no task left");
-        }
         return ComputeTask.of(spec, streamSpec, index);
     }
 
@@ -122,15 +163,15 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
         }
         ready.add(stream);
         heard.computeIfAbsent(stream, s -> new HashMap<>()).put(progress.readerIndex(), now);
-        readers.put(stream, progress.readerCount());
-        if (progress.endOfStream()) {
-            ended.computeIfAbsent(stream, s -> new HashSet<>()).add(progress.readerIndex());
+        StreamDeliveryState state =
+                delivery.computeIfAbsent(stream, s -> new StreamDeliveryState());
+        if (state.update(progress)) {
+            undelivered
+                    .getOrDefault(stream, new ArrayList<>())
+                    .removeIf(task -> task.lastSeq() <= state.deliveredSeq());
         }
         return spec.streams().stream()
-                .allMatch(
-                        s ->
-                                ended.getOrDefault(s.name(), Set.of()).size()
-                                        >= readers.getOrDefault(s.name(), Integer.MAX_VALUE));
+                .allMatch(s -> delivery.containsKey(s.name()) && delivery.get(s.name()).allEnded());
     }
 
     /**
@@ -140,8 +181,7 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
     String silentReader(long now, long timeoutMillis) {
         for (var stream : heard.entrySet()) {
             for (var reader : stream.getValue().entrySet()) {
-                boolean done =
-                        ended.getOrDefault(stream.getKey(), Set.of()).contains(reader.getKey());
+                boolean done = delivery.get(stream.getKey()).hasEnded(reader.getKey());
                 if (!done && now - reader.getValue() > timeoutMillis) {
                     return stream.getKey()
                             + " reader "
@@ -163,7 +203,8 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
         for (StreamSpec stream : spec.streams()) {
             ComputeTask last = ComputeTask.of(spec, stream, ComputeTask.count(spec, stream) - 1);
             long lastSeq = last.firstSeq() + last.chunkCount() - 1;
-            int count = readers.getOrDefault(stream.name(), 1);
+            StreamDeliveryState state = delivery.get(stream.name());
+            int count = state == null ? 1 : Math.max(1, state.readerCount());
             for (int reader = 0; reader < count; reader++) {
                 ends.add(
                         new DeliveryProgress(
@@ -181,5 +222,59 @@ public final class ScheduledJob implements SchedulingPolicy.SchedulableJob {
 
     boolean allStreamsReady() {
         return spec.streams().stream().allMatch(s -> ready.contains(s.name()));
+    }
+
+    /**
+     * The job for one producer: the streams with a task that may go to it now, and those streams'
+     * tasks (SchedulingPolicy.SchedulableJob).
+     */
+    private final class ProducerView implements SchedulingPolicy.SchedulableJob {
+        private final int producer;
+
+        ProducerView(int producer) {
+            this.producer = producer;
+        }
+
+        @Override
+        public JobSpec spec() {
+            return spec;
+        }
+
+        @Override
+        public List<String> streamsWithWork() {
+            List<String> streams = new ArrayList<>();
+            for (StreamSpec stream : spec.streams()) {
+                if (hasTasksLeft(stream) && hasRoom(stream.name(), producer)) {
+                    streams.add(stream.name());
+                }
+            }
+            return streams;
+        }
+
+        @Override
+        public long bufferedBytes(String stream) {
+            return ScheduledJob.this.bufferedBytes(stream);
+        }
+
+        @Override
+        public String hostOf(String stream) {
+            return ScheduledJob.this.hostOf(stream);
+        }
+
+        @Override
+        public ComputeTask take(String stream) {
+            if (!streamsWithWork().contains(stream)) {
+                throw new IllegalStateException(
+                        stream
+                                + " of "
+                                + spec.id()
+                                + " has no task that may go to producer "
+                                + producer
+                                + " now: none left, or "
+                                + tasksAheadPerStream
+                                + " of its tasks there are not delivered yet");
+            }
+            return ScheduledJob.this.take(stream);
+        }
     }
 }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,7 +28,11 @@ class GenerationEnumeratorTest {
 
     private static final GenerationEnumerator.Settings SETTINGS =
             new GenerationEnumerator.Settings(
-                    2, Duration.ofSeconds(5), Duration.ofMillis(100), Map.of("node-1", "host-b"));
+                    2,
+                    Duration.ofSeconds(5),
+                    Duration.ofMillis(100),
+                    Map.of("node-1", "host-b"),
+                    2);
 
     @BeforeEach
     void start() {
@@ -228,12 +233,15 @@ class GenerationEnumeratorTest {
                         GenerationState.Job::tasksHandedOutLocally)
                 .containsExactly(3, 1);
 
-        // After the restore: the two c1 tasks left to host-b, the three c0 tasks left to host-c.
+        // After the restore: the two c1 tasks left to host-b, the three c0 tasks left to host-c,
+        // the third once c0/1 is delivered (two undelivered tasks of a stream per producer).
         scheduler.handleSplitRequest(1, "host-b");
         scheduler.handleSplitRequest(1, "host-b");
         for (int i = 0; i < 3; i++) {
             scheduler.handleSplitRequest(2, "host-c");
         }
+        control.progress.add(new DeliveryProgress("moved", "c0", 0, 1, 3, 4096, false));
+        turn();
         assertThat(tasksOf(1)).containsExactly("moved/c1/2", "moved/c1/3");
         assertThat(tasksOf(2)).containsExactly("moved/c0/1", "moved/c0/2", "moved/c0/3");
         control.progress.add(new DeliveryProgress("moved", "c0", 0, 1, 7, 8192, true));
@@ -269,10 +277,12 @@ class GenerationEnumeratorTest {
                         snapshot.positions());
         restoredFrom(version1);
 
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 3; i++) {
             scheduler.handleSplitRequest(1, "host-b");
+            scheduler.handleSplitRequest(2, "host-c");
         }
-        assertThat(tasksOf(1)).hasSize(6);
+        assertThat(tasksOf(1)).hasSize(3);
+        assertThat(tasksOf(2)).hasSize(3);
         control.progress.add(new DeliveryProgress("older", "c0", 0, 1, 7, 8192, true));
         control.progress.add(new DeliveryProgress("older", "c1", 0, 1, 7, 8192, true));
         turn();
@@ -360,13 +370,154 @@ class GenerationEnumeratorTest {
         scheduler.close();
         scheduler = started(state);
         assertThat(control.seeked).isEqualTo(state.positions());
-        for (int i = 0; i < 6; i++) {
-            scheduler.handleSplitRequest(1, "host-z");
+        for (int i = 0; i < 3; i++) {
+            scheduler.handleSplitRequest(1, "host-y");
+            scheduler.handleSplitRequest(2, "host-z");
         }
-        assertThat(tasksOf(1))
+        assertThat(Stream.concat(tasksOf(1).stream(), tasksOf(2).stream()).toList())
                 .as("the 6 tasks not handed out before the checkpoint, none twice")
                 .hasSize(6)
                 .doesNotHaveDuplicates()
                 .doesNotContainAnyElementsOf(before);
+    }
+
+    private void progress(String job, String stream, long deliveredSeq) {
+        control.progress.add(
+                new DeliveryProgress(
+                        job, stream, 0, 1, deliveredSeq, 1024 * (deliveredSeq + 1), false));
+        turn();
+    }
+
+    private long countOf(int subtask, String prefix) {
+        return tasksOf(subtask).stream().filter(task -> task.startsWith(prefix)).count();
+    }
+
+    @Test
+    void aStreamWhoseProducerWindowIsFullGetsNoTaskWhileTheOtherStreamsTasksGo() {
+        submitAndStart(job("w"));
+        for (int i = 0; i < 6; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(2))
+                .as("two undelivered tasks of each stream, the other two requests wait")
+                .containsExactlyInAnyOrder("w/c0/0", "w/c1/0", "w/c0/1", "w/c1/1");
+
+        // c1's readers got its first two tasks (chunks 0 to 3); c0's got nothing.
+        progress("w", "c1", 3);
+        assertThat(tasksOf(2)).hasSize(6).endsWith("w/c1/2", "w/c1/3");
+        assertThat(countOf(2, "w/c0/")).as("c0's window stays full").isEqualTo(2);
+    }
+
+    @Test
+    void progressThatDeliversATaskAnswersTheWaitingRequest() {
+        submitAndStart(job("p"));
+        for (int i = 0; i < 5; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(2)).hasSize(4);
+
+        progress("p", "c0", 0);
+        assertThat(tasksOf(2)).as("c0/0 ends at chunk 1: not delivered yet").hasSize(4);
+        progress("p", "c0", 1);
+        assertThat(tasksOf(2)).hasSize(5).endsWith("p/c0/2");
+    }
+
+    @Test
+    void tasksOfALostProducerGoOutAgainDespiteAFullWindow() {
+        submitAndStart(job("r"));
+        for (int i = 0; i < 4; i++) {
+            scheduler.handleSplitRequest(0, "host-a");
+            scheduler.handleSplitRequest(1, "host-b");
+        }
+        assertThat(tasksOf(0)).hasSize(4);
+        assertThat(tasksOf(1)).hasSize(4);
+        List<ComputeTaskSplit> lost = context.getSplitAssignments().get(1).getAssignedSplits();
+
+        scheduler.addSplitsBack(List.of(lost.get(0), lost.get(1)), 1);
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+
+        assertThat(tasksOf(0))
+                .as("producer 0 holds two undelivered tasks of each stream already")
+                .hasSize(6)
+                .endsWith(lost.get(1).splitId(), lost.get(0).splitId());
+    }
+
+    @Test
+    void pacedStreamsGoBeforeUnpacedOnes() {
+        submitAndStart(job("greedy"));
+        submitAndStart(TestJobs.paced(job("paced"), 100_000, 100_000));
+        for (int i = 0; i < 5; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(2))
+                .as("the paced job's two streams fill the producer's window first")
+                .extracting(task -> task.substring(0, task.indexOf('/')))
+                .containsExactly("paced", "paced", "paced", "paced", "greedy");
+    }
+
+    @Test
+    void theMostUrgentPacedStreamGoesFirst() {
+        // c0 read at 1000 B/s, c1 at 4000: a task of 2 KiB lasts c0 2 s, c1 0.5 s.
+        submitAndStart(TestJobs.paced(job("urgent"), 1000, 4000));
+        for (int i = 0; i < 4; i++) {
+            scheduler.handleSplitRequest(2, "host-c");
+        }
+        assertThat(tasksOf(2))
+                .as(
+                        "c0 on the tie, then c1 while its buffer lasts less, then c0 (c1's window"
+                                + " full)")
+                .containsExactly("urgent/c0/0", "urgent/c1/0", "urgent/c1/1", "urgent/c0/1");
+
+        // host-b is c1's output location's host: it wins a tie there.
+        submitAndStart(TestJobs.paced(job("near"), 1000, 1000));
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("near/c1/0");
+    }
+
+    /** Two streams of 32 KiB in tasks of 2 KiB: 16 tasks each. */
+    private static JobSpec longJob(String id, int weight) {
+        return TestJobs.weighted(
+                TestJobs.job(id, 2, 32 * 1024, 2 * 1024, 1024, Object.class, Map.of()), weight);
+    }
+
+    @Test
+    void unpacedJobsShareTheProducersByWeight() {
+        submitAndStart(longJob("heavy", 2));
+        submitAndStart(longJob("light", 1));
+        for (int i = 0; i < 4; i++) {
+            for (int subtask = 0; subtask < 3; subtask++) {
+                scheduler.handleSplitRequest(subtask, "host-" + (char) ('a' + subtask));
+            }
+        }
+        long heavy = 0;
+        long light = 0;
+        for (int subtask = 0; subtask < 3; subtask++) {
+            heavy += countOf(subtask, "heavy/");
+            light += countOf(subtask, "light/");
+        }
+        assertThat(heavy).isEqualTo(8);
+        assertThat(light).isEqualTo(4);
+    }
+
+    @Test
+    void aJobSubmittedLaterStartsAtTheCurrentPass() {
+        submitAndStart(longJob("first", 1));
+        for (int subtask = 0; subtask < 3; subtask++) {
+            scheduler.handleSplitRequest(subtask, "host-" + (char) ('a' + subtask));
+            scheduler.handleSplitRequest(subtask, "host-" + (char) ('a' + subtask));
+        }
+        submitAndStart(longJob("second", 1));
+        for (int subtask = 0; subtask < 3; subtask++) {
+            scheduler.handleSplitRequest(subtask, "host-" + (char) ('a' + subtask));
+            scheduler.handleSplitRequest(subtask, "host-" + (char) ('a' + subtask));
+        }
+        long second = 0;
+        for (int subtask = 0; subtask < 3; subtask++) {
+            second += countOf(subtask, "second/");
+        }
+        assertThat(second)
+                .as("half the tasks after it joined, not all of them until it caught up")
+                .isEqualTo(3);
     }
 }
