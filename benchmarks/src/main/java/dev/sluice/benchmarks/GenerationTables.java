@@ -61,6 +61,10 @@ final class GenerationTables {
     static String markdown(List<Run> runs) {
         StringBuilder out = new StringBuilder();
         for (String figure : List.of(GenerationBenchmark.FIG4, GenerationBenchmark.FIG5)) {
+            List<List<Run>> groups = group(runs, figure, r -> r.topology() + "/" + r.job());
+            if (groups.isEmpty()) {
+                continue;
+            }
             out.append(
                     String.format(
                             Locale.ROOT,
@@ -79,7 +83,7 @@ final class GenerationTables {
                             + " CPU-s per GB, Sluice / ceiling / in and out | cores busy, Sluice"
                             + " / ceiling / in and out |\n"
                             + "|---|---|---|---|---|---|---|---|---|---|\n");
-            for (List<Run> of : group(runs, figure, r -> r.topology() + "/" + r.job())) {
+            for (List<Run> of : groups) {
                 Run first = of.get(0);
                 Summary rate = summary(of);
                 List<Run> ceilings = anchors(runs, GenerationBenchmark.CEILING, first);

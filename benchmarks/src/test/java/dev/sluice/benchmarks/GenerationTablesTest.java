@@ -134,6 +134,8 @@ class GenerationTablesTest {
                                 + " 0.100 | 0.400 / 0.400 | 0.900 / 0.900 | 1.60 |")
                 .contains("| printer-2 | 2.0 | 2.0 / 2.0 / 2.0 | 0.00 % | 0.00 % | 0 0 |")
                 .contains("| B/3 | 20.0 / 35.0 / 50.0 | 50.0 / 75.0 / 100.0 | 0.47 | 0.50 0.40 |")
+                .doesNotContain("Fig. 4, compute")
+                .doesNotContain("Fig. 5, compute")
                 .doesNotContain("Fig. 6, constant speed");
     }
 }
