@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 
 /**
@@ -219,9 +220,7 @@ public final class PrintingDemo {
         URI imageUri = image.toAbsolutePath().toUri();
         List<String> locations =
                 Arrays.stream(Channel.values()).map(PrintingDemo::outputLocation).toList();
-        // The calibration jobs are smaller than the ones they stand for: their tasks are too.
-        long largestTask =
-                options.jobs().stream().mapToLong(PrintingDemo::taskSize).max().orElse(1);
+        long largestTask = largestTask(options.jobs());
 
         long started = System.nanoTime();
         out.println("Sluice digital-printing demo: the raster image processor of seed 001 §5.1");
@@ -442,6 +441,18 @@ public final class PrintingDemo {
     static long taskSize(PrintJob job) {
         int chunk = chunkSize(job);
         return RipJobs.rowAlignedTaskSize(job, (long) CHUNKS_PER_TASK * chunk, chunk);
+    }
+
+    /**
+     * The largest task of {@code jobs} and of their calibration jobs: rounded to their own rows, a
+     * calibration job's task may come out a little larger than the task of the job it stands for
+     * (B's are 4,176,000 bytes, its calibration job's 4,192,000).
+     */
+    static long largestTask(List<PrintJob> jobs) {
+        return Stream.concat(jobs.stream(), Calibration.scaledDown(jobs).stream())
+                .mapToLong(PrintingDemo::taskSize)
+                .max()
+                .orElseThrow();
     }
 
     /** A job's name as part of a job id: {@code B/8} is {@code B-8}. */

@@ -61,6 +61,15 @@ class CalibrationTest {
     }
 
     @Test
+    void theClusterTakesTheCalibrationJobsTasksTooEvenWhereTheyAreLargerThanTheJobs() {
+        PrintJob calibration = Calibration.scaledDown(List.of(PrintJob.B)).get(0);
+        assertThat(PrintingDemo.taskSize(calibration))
+                .isGreaterThan(PrintingDemo.taskSize(PrintJob.B));
+        assertThat(PrintingDemo.largestTask(List.of(PrintJob.B)))
+                .isEqualTo(PrintingDemo.taskSize(calibration));
+    }
+
+    @Test
     void aCalibrationJobThatDidNotCompleteFailsTheCalibrationNamingItAndTheWayAround() {
         PrintRun.Job completed = job("calibrate-A-10", JobState.COMPLETED);
         PrintRun.Job failed =
