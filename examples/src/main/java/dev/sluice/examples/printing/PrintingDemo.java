@@ -444,9 +444,10 @@ public final class PrintingDemo {
     }
 
     /**
-     * The largest task of {@code jobs} and of their calibration jobs: rounded to their own rows, a
-     * calibration job's task may come out a little larger than the task of the job it stands for
-     * (B's are 4,176,000 bytes, its calibration job's 4,192,000).
+     * The largest task of {@code jobs} and of their calibration jobs, which sizes the sink's
+     * in-flight cap per stream (four tasks per producer: docs/printing.md, The demo). Rounded to
+     * their own rows, a calibration job's task may come out a little larger than the task of the
+     * job it stands for (B's are 4,176,000 bytes, its calibration job's 4,192,000).
      */
     static long largestTask(List<PrintJob> jobs) {
         return Stream.concat(jobs.stream(), Calibration.scaledDown(jobs).stream())
