@@ -10,8 +10,8 @@ import dev.sluice.client.annotation.Internal;
  * count are exact. Recording allocates nothing (docs/stream-reader.md, "Lateness and the start
  * buffer").
  *
- * <p>Not thread-safe: {@link ChunkDelivery} records on the reader's thread and reads under a lock
- * of its own.
+ * <p>Not thread-safe: {@link ChunkDelivery} records on the reader's thread and reads for {@code
+ * stats()} from any thread, both synchronized on the histogram.
  */
 @Internal
 final class LatenessHistogram {
