@@ -6,16 +6,19 @@ import java.io.InputStream;
  * A generator whose bytes are a function of their place in the stream, so readers can check every
  * byte: byte {@code k} of stream {@code s} is {@link #byteAt(String, long)}. Parameter {@code
  * failAt}: a task index that throws instead, to test failures; {@code short}: a task index that
- * gives one byte too few.
+ * gives one byte too few; {@code computeMillis}: how long each task computes before its first byte,
+ * standing for a generator that costs its producer time.
  */
 public final class PatternGenerator implements ChunkGenerator {
     private String failAt = "";
     private String shortTask = "";
+    private long computeMillis;
 
     @Override
     public void preload(JobContext job) {
         failAt = job.parameters().getOrDefault("failAt", "");
         shortTask = job.parameters().getOrDefault("short", "");
+        computeMillis = Long.parseLong(job.parameters().getOrDefault("computeMillis", "0"));
     }
 
     public static byte byteAt(String stream, long k) {
@@ -23,7 +26,8 @@ public final class PatternGenerator implements ChunkGenerator {
     }
 
     @Override
-    public InputStream compute(ComputeTask task) {
+    public InputStream compute(ComputeTask task) throws InterruptedException {
+        Thread.sleep(computeMillis);
         if (Integer.toString(task.index()).equals(failAt)) {
             throw new IllegalStateException("no ink for task " + task.index());
         }
