@@ -43,6 +43,9 @@ if __name__ == "__main__":
             greedy[r["topology"]][r["rep"]] = float(r["mb_per_s"])
     figure, axes = plt.subplots(1, 4, figsize=(25, 4.8))
     for axis, fig in zip(axes[:2], ("4", "5")):
+        if not any(key[0] == fig for key in rates):  # a run without this figure (--figures)
+            axis.axis("off")
+            continue
         width = 0.8 / (3 * len(jobs))
         for j, job in enumerate(jobs):
             bars = [(f"Sluice, job {job}", [rates[(fig, t, job)] for t in TOPOLOGIES])]
