@@ -44,12 +44,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Tasks</b> are made when a producer asks for work, which a producer does twice when it
  * starts and again each time it finishes a task: so each producer has two tasks in flight while
- * there is work, computing one while the other's chunks leave. The {@link SchedulingPolicy} picks
- * the task. Tasks of a lost producer come back (Flink hands them back) and go out first again.
+ * there is work, computing one while the other's chunks leave. Tasks of a lost producer come back
+ * (Flink hands them back) and go out first again, whatever the room.
+ *
+ * <p><b>Room admission.</b> A producer gets a new task of a stream only while fewer than {@code
+ * tasksAheadPerStream} of the stream's tasks handed to it are undelivered (the stream's delivered
+ * seq, the smallest of its readers', short of their last chunk), so that a stream whose readers
+ * stall holds back its own tasks instead of filling its share in a sink writer, which would then
+ * hold up every stream queued behind it (docs/generation.md, "Room admission"). A request that
+ * finds no stream with room waits, and is answered after the poll whose progress frees room. The
+ * {@link SchedulingPolicy} picks among the streams with room; the default serves paced streams
+ * first and shares the rest by job weight (docs/generation.md, "Scheduling policy").
  *
  * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the tasks they handed
  * out (for the COMPLETED status's locality), and the control plane's read positions, so a
- * JobManager failover resumes the running jobs where they were.
+ * JobManager failover resumes the running jobs where they were. Which producer holds which
+ * undelivered task is not kept: a restored scheduler starts with empty windows.
  */
 @Internal
 public final class GenerationEnumerator
