@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Print jobs submitted together and read to the end, one {@link ChannelReceiver} per channel: what
@@ -94,7 +95,17 @@ final class PrintRun {
         ExecutorService threads = Executors.newCachedThreadPool();
         try {
             // Every reader is there before its job is submitted: a job starts once each of its
-            // streams has its reader.
+            // streams has its reader. They open side by side: each one connects to the daemon and
+            // starts a Kafka producer for its progress, about half a second on a cold JVM.
+            List<List<Future<StreamReader>>> readers = new ArrayList<>();
+            for (JobSpec spec : specs) {
+                List<Future<StreamReader>> opening = new ArrayList<>();
+                for (Channel channel : Channel.values()) {
+                    opening.add(
+                            threads.submit(() -> sluice.reader(spec, channel.streamName()).open()));
+                }
+                readers.add(opening);
+            }
             List<List<Future<ChannelReceiver.Result>>> results = new ArrayList<>();
             List<ProgressBar.Line> lines = new ArrayList<>();
             for (int i = 0; i < specs.size(); i++) {
@@ -103,7 +114,7 @@ final class PrintRun {
                 List<ChannelReceiver> channels = new ArrayList<>();
                 List<Future<ChannelReceiver.Result>> futures = new ArrayList<>();
                 for (Channel channel : Channel.values()) {
-                    StreamReader reader = sluice.reader(spec, channel.streamName()).open();
+                    StreamReader reader = opened(spec, readers.get(i).get(channel.ordinal()));
                     ChannelReceiver receiver =
                             new ChannelReceiver(channel, reader, job.channelBytes(), timeout);
                     channels.add(receiver);
@@ -125,11 +136,11 @@ final class PrintRun {
             if (bar != null) {
                 progress.println();
             }
-            while (!allDone(specs, results)) {
+            Duration tick = Duration.ofMillis(terminal ? 200 : 500);
+            while (!awaitAll(specs, results, tick)) {
                 if (bar != null) {
                     bar.update();
                 }
-                TimeUnit.MILLISECONDS.sleep(terminal ? 200 : 500);
                 if (!sluice.isGenerationRunning()) {
                     throw new IllegalStateException(
                             "the generation pipeline stopped; see the Flink log");
@@ -159,23 +170,44 @@ final class PrintRun {
     }
 
     /**
-     * Whether every stream has ended; a stream that failed ends the wait at once rather than after
-     * the others' timeouts.
+     * Waits up to {@code tick} for the streams to end and says whether all have: the wait returns
+     * as soon as the last one ends, so the time the run took is not rounded up to a tick. A stream
+     * that failed ends the wait at once rather than after the others' timeouts.
      */
-    private static boolean allDone(
-            List<JobSpec> specs, List<List<Future<ChannelReceiver.Result>>> results)
+    private static boolean awaitAll(
+            List<JobSpec> specs, List<List<Future<ChannelReceiver.Result>>> results, Duration tick)
             throws InterruptedException {
-        boolean all = true;
+        long deadline = System.nanoTime() + tick.toNanos();
         for (int i = 0; i < specs.size(); i++) {
             for (Future<ChannelReceiver.Result> future : results.get(i)) {
                 if (!future.isDone()) {
-                    all = false;
-                } else {
-                    result(specs.get(i), future);
+                    long left = deadline - System.nanoTime();
+                    try {
+                        future.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException e) {
+                        return false;
+                    } catch (ExecutionException e) {
+                        // Thrown below, with the job's id.
+                    }
                 }
+                result(specs.get(i), future);
             }
         }
-        return all;
+        return true;
+    }
+
+    private static StreamReader opened(JobSpec spec, Future<StreamReader> opening)
+            throws InterruptedException {
+        try {
+            return opening.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "job "
+                            + spec.id()
+                            + ": a stream reader did not open: "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        }
     }
 
     private static ChannelReceiver.Result result(

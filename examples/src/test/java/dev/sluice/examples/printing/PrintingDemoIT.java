@@ -86,8 +86,7 @@ class PrintingDemoIT {
                         "equal to the sequential run",
                         "print-A-10",
                         "print-B-90",
-                        "calibrate-A-10",
-                        "calibrate-B-90");
+                        "calibrate  A/10, B/90, 1.0 MB, read unpaced twice");
 
         Matcher speedLine = SPEED.matcher(printed);
         assertThat(speedLine.find()).as(printed).isTrue();
