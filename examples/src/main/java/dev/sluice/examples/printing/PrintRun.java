@@ -171,8 +171,8 @@ final class PrintRun {
 
     /**
      * Waits up to {@code tick} for the streams to end and says whether all have: the wait returns
-     * as soon as the last one ends, so the time the run took is not rounded up to a tick. A stream
-     * that failed ends the wait at once rather than after the others' timeouts.
+     * as soon as the last one ends, not at the next tick. A stream that failed ends the wait within
+     * a tick rather than after the others' timeouts.
      */
     private static boolean awaitAll(
             List<JobSpec> specs, List<List<Future<ChannelReceiver.Result>>> results, Duration tick)
