@@ -283,36 +283,47 @@ class ConstantSpeedIT {
     }
 
     @Test
-    void aGreedyJobBesideAPacedOneTakesTheRestWithoutStarvingIt() throws Exception {
+    void greedyJobsBesideAPacedOneTakeTheRestWithoutStarvingIt() throws Exception {
         startGeneration(2, SluiceSink.builder().setMaxTaskSizeBytes(TASK));
+        // Every task computes for 100 ms (a sleep, so the machine's load hardly matters): the two
+        // producers make 20 tasks (5.2 MB) a second. The paced job needs 2 MB/s, 7.6 tasks a
+        // second; served in turns with the three greedy jobs it would get a quarter of the
+        // tasks, 5 a second, and starve. Served first, it gets what its rate needs and the
+        // greedy jobs share the rest.
+        Map<String, String> compute = Map.of("computeMillis", "100");
         JobSpec paced =
                 job(
                         "paced-" + test,
-                        Map.of(),
-                        stream("p0", 2 << 20, 500_000),
-                        stream("p1", 2 << 20, 500_000));
-        // Its tasks keep a producer busy for 600 ms each, longer than a paced task lasts its
-        // reader (524 ms): served in turns, the paced job would get less than its rate needs.
-        JobSpec greedy =
-                job(
-                        "greedy-" + test,
-                        Map.of("computeMillis", "600"),
-                        stream("g0", 2 << 20, 0),
-                        stream("g1", 2 << 20, 0));
+                        compute,
+                        stream("p0", 3 << 20, 1_000_000),
+                        stream("p1", 3 << 20, 1_000_000));
+        List<JobSpec> greedy = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            greedy.add(
+                    job(
+                            "greedy-" + i + "-" + test,
+                            compute,
+                            stream("g" + i + "a", 3 << 20, 0),
+                            stream("g" + i + "b", 3 << 20, 0)));
+        }
         List<Reading> pacedReadings = new ArrayList<>();
         for (StreamSpec stream : paced.streams()) {
             pacedReadings.add(new Reading(paced, stream));
         }
         List<Reading> greedyReadings = new ArrayList<>();
-        for (StreamSpec stream : greedy.streams()) {
-            greedyReadings.add(new Reading(greedy, stream));
+        for (JobSpec job : greedy) {
+            for (StreamSpec stream : job.streams()) {
+                greedyReadings.add(new Reading(job, stream));
+            }
         }
         try (JobClient jobs = jobClient()) {
-            jobs.submit(greedy);
+            for (JobSpec job : greedy) {
+                jobs.submit(job);
+            }
             jobs.submit(paced);
             for (Reading reading : pacedReadings) {
                 assertThat(reading.length.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                        .isEqualTo(2 << 20);
+                        .isEqualTo(3 << 20);
             }
             long greedyBytesWhenPacedEnded =
                     greedyReadings.stream().mapToLong(r -> r.bytes.get()).sum();
@@ -322,13 +333,15 @@ class ConstantSpeedIT {
                         .isZero();
             }
             assertThat(greedyBytesWhenPacedEnded)
-                    .as("the greedy job was not shut out")
+                    .as("the greedy jobs were not shut out")
                     .isPositive();
             for (Reading reading : greedyReadings) {
                 assertThat(reading.length.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                        .isEqualTo(2 << 20);
+                        .isEqualTo(3 << 20);
             }
-            for (JobSpec job : List.of(paced, greedy)) {
+            List<JobSpec> all = new ArrayList<>(greedy);
+            all.add(paced);
+            for (JobSpec job : all) {
                 assertThat(jobs.awaitStatus(job.id(), s -> s.state().isTerminal(), WAIT).state())
                         .as(job.id())
                         .isEqualTo(JobState.COMPLETED);
