@@ -1,5 +1,6 @@
 package dev.sluice.flink.generation;
 
+import dev.sluice.client.write.ChunkRecords;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -27,15 +28,6 @@ public record Chunk(
 
     @Override
     public String toString() {
-        return job
-                + "/"
-                + stream
-                + "#"
-                + seq
-                + (eos ? " (eos)" : "")
-                + " "
-                + payload.length
-                + " B to "
-                + outputLocation;
+        return ChunkRecords.describe(job, stream, outputLocation, seq, eos, payload.length);
     }
 }

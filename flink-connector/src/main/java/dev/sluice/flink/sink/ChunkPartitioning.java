@@ -1,9 +1,8 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.flink.generation.Chunk;
-import java.nio.charset.StandardCharsets;
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Which partition of its chunk topic a chunk goes to. The daemon on the output node reads every
@@ -12,7 +11,8 @@ import org.apache.kafka.common.utils.Utils;
  *
  * <p>Both rules start from the stream's <i>home partition</i>, {@code h = toPositive(murmur2(UTF-8
  * of "job/stream")) % partitions} (the hash Kafka's default partitioner gives a key), so that the
- * streams of a topic start on different partitions.
+ * streams of a topic start on different partitions ({@link ChunkRecords#homePartition}, which the
+ * plain {@code StreamWriter} spreads from too).
  */
 @PublicEvolving
 public enum ChunkPartitioning {
@@ -32,19 +32,9 @@ public enum ChunkPartitioning {
 
     /** The partition of {@code chunk} among {@code partitions} (at least 1). */
     public int partition(Chunk chunk, int partitions) {
-        if (partitions < 1) {
-            throw new IllegalArgumentException("partitions: at least 1, got " + partitions);
-        }
-        int home = homePartition(chunk.job(), chunk.stream(), partitions);
-        if (this == ONE_PER_STREAM) {
-            return home;
-        }
-        return (int) ((home + chunk.seq() % partitions) % partitions);
-    }
-
-    /** The stream's home partition: Kafka's default partitioner's choice for key job/stream. */
-    static int homePartition(String job, String stream, int partitions) {
-        byte[] key = (job + "/" + stream).getBytes(StandardCharsets.UTF_8);
-        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+        return this == ONE_PER_STREAM
+                ? ChunkRecords.homePartition(chunk.job(), chunk.stream(), partitions)
+                : ChunkRecords.spreadPartition(
+                        chunk.job(), chunk.stream(), chunk.seq(), partitions);
     }
 }

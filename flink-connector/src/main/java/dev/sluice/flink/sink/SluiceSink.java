@@ -1,5 +1,6 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.write.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.util.Properties;
@@ -8,12 +9,9 @@ import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -70,22 +68,13 @@ public final class SluiceSink implements Sink<Chunk> {
         Properties producerProps = new Properties();
         producerProps.putAll(settings.producer());
         producerProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        Properties consumerProps = new Properties();
-        consumerProps.putAll(settings.consumer());
-        consumerProps.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, clientId + "-progress");
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
 
         KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(
                         producerProps, new ByteArraySerializer(), new ByteArraySerializer());
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer =
-                    new KafkaConsumer<>(
-                            consumerProps,
-                            new ByteArrayDeserializer(),
-                            new ByteArrayDeserializer());
+            consumer = ProgressListener.newConsumer(settings.consumer(), clientId + "-progress");
         } catch (RuntimeException e) {
             producer.close();
             throw e;

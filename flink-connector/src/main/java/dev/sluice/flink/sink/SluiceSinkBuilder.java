@@ -2,15 +2,15 @@ package dev.sluice.flink.sink;
 
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.write.ChunkProducerSettings;
+import dev.sluice.client.write.InFlightAccounting;
+import dev.sluice.client.write.ProgressListener;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.regex.Pattern;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Builds a {@link SluiceSink}; {@link #build()} checks that the settings fit together and refuses a
@@ -21,16 +21,10 @@ import org.apache.kafka.common.config.ConfigException;
 @PublicEvolving
 public final class SluiceSinkBuilder {
     /** The formula's upper bound on a stream's in-flight bytes unless configured: 256 MiB. */
-    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM = 256L << 20;
+    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM =
+            InFlightAccounting.DEFAULT_MAX_BYTES_PER_STREAM;
 
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
-    // What the progress consumer copies from the producer's properties: where the cluster is and
-    // how to talk to it, not how to produce.
-    private static final Pattern CONNECTION_PROPERTY =
-            Pattern.compile(
-                    "bootstrap\\.servers|client\\.dns\\.lookup|security\\.protocol|(ssl|sasl)\\..*"
-                            + "|(socket\\.connection\\.setup|reconnect\\.backoff|retry\\.backoff"
-                            + "|request\\.timeout|metadata\\.max\\.age)\\..*");
 
     private final Properties producer = new Properties();
     private final Properties consumer = new Properties();
@@ -120,33 +114,7 @@ public final class SluiceSinkBuilder {
         if (producer.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
         }
-        for (String fixed :
-                new String[] {
-                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG
-                }) {
-            if (producer.containsKey(fixed)) {
-                throw new IllegalStateException(
-                        fixed + ": the sink writes bytes with its own serializers; leave it out");
-            }
-        }
-        if (producer.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-            throw new IllegalStateException(
-                    "transactional.id: the sink is at-least-once (readers drop duplicates by seq),"
-                            + " it writes no transactions");
-        }
-        Properties producerProps = new Properties();
-        producerProps.putAll(producer);
-        producerProps.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
-        if ("0".equals(producerProps.getProperty(ProducerConfig.ACKS_CONFIG).trim())) {
-            throw new IllegalStateException(
-                    "acks = 0: the sink waits for every chunk to be acknowledged; use all or 1");
-        }
-        try {
-            SinkSettings.parse(producerProps);
-        } catch (ConfigException e) {
-            throw new IllegalStateException("producer properties: " + e.getMessage(), e);
-        }
+        Properties producerProps = ChunkProducerSettings.checked(producer);
         if (!TOPIC.matcher(progressTopic).matches()) {
             throw new IllegalStateException(
                     "progress topic '"
@@ -172,18 +140,7 @@ public final class SluiceSinkBuilder {
             throw new IllegalStateException(
                     "progress partition refresh: positive, got " + progressPartitionRefresh);
         }
-        Properties consumerProps = new Properties();
-        for (Map.Entry<Object, Object> e : producerProps.entrySet()) {
-            if (CONNECTION_PROPERTY.matcher(e.getKey().toString()).matches()) {
-                consumerProps.put(e.getKey(), e.getValue());
-            }
-        }
-        consumerProps.putAll(consumer);
-        if (consumerProps.containsKey("group.id")) {
-            throw new IllegalStateException(
-                    "progress consumer group.id: the consumer reads every partition from the"
-                            + " start without a group; leave it out");
-        }
+        Properties consumerProps = ProgressListener.consumerProperties(producerProps, consumer);
         return new SluiceSink(
                 new SinkSettings(
                         producerProps,

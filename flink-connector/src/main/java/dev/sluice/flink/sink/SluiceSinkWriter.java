@@ -1,11 +1,14 @@
 package dev.sluice.flink.sink;
 
 import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.write.ChunkProducerSettings;
+import dev.sluice.client.write.ChunkRecords;
+import dev.sluice.client.write.InFlightAccounting;
+import dev.sluice.client.write.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,12 +26,9 @@ import org.apache.flink.util.function.ThrowingRunnable;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.errors.RecordTooLargeException;
-import org.apache.kafka.common.record.CompressionType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +51,8 @@ import org.slf4j.LoggerFactory;
 @Internal
 public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private static final Logger LOG = LoggerFactory.getLogger(SluiceSinkWriter.class);
+    // What makes a generated chunk smaller, for the messages of one too large.
+    private static final String CHUNK_SIZE_SETTING = "the job's chunkSizeBytes";
 
     private final SinkSettings settings;
     private final Producer<byte[], byte[]> producer;
@@ -60,9 +62,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private final Queue<DeliveryProgress> inbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
-    private final int maxRequestSize;
-    private final long bufferMemory;
-    private final CompressionType compression;
+    private final ChunkProducerSettings limits;
 
     private final Counter recordsSent;
     private final Counter bytesSent;
@@ -94,12 +94,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         this.producer = producer;
         this.mailbox = mailbox;
         this.accounting = new InFlightAccounting(settings.sharePerStream(producers));
-        Map<String, Object> config = settings.parsedProducerConfig();
-        this.maxRequestSize = (Integer) config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
-        this.bufferMemory = (Long) config.get(ProducerConfig.BUFFER_MEMORY_CONFIG);
-        this.compression =
-                CompressionType.forName(
-                        (String) config.get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        this.limits = ChunkProducerSettings.of(settings.producer());
 
         this.recordsSent = metrics.getNumRecordsSendCounter();
         this.bytesSent = metrics.getNumBytesSendCounter();
@@ -111,7 +106,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
                         settings.progressPartitionRefresh(),
                         this::progressArrived,
                         this::progressFailed,
-                        Integer.toString(subtask));
+                        "sluice-sink-progress-" + subtask);
         MetricGroup sluice = metrics.addGroup("sluice");
         sluice.gauge("bytesInFlight", (Gauge<Long>) () -> bytesInFlight);
         sluice.gauge("streamsInFlight", (Gauge<Integer>) () -> streamsInFlight);
@@ -139,22 +134,17 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     @Override
     public void write(Chunk chunk, Context context) throws IOException, InterruptedException {
         checkFailure();
-        ChunkRecords.checkNames(chunk);
-        ProducerRecord<byte[], byte[]> record = ChunkRecords.record(chunk, partition(chunk));
-        int size = ChunkRecords.serializedSizeUpperBound(record, compression);
-        if (size > maxRequestSize || size > bufferMemory) {
-            throw new IllegalArgumentException(
-                    "chunk "
-                            + chunk
-                            + " is "
-                            + size
-                            + " bytes as a record, larger than the producer's "
-                            + (size > maxRequestSize
-                                    ? "max.request.size (" + maxRequestSize + ")"
-                                    : "buffer.memory (" + bufferMemory + ")")
-                            + ": lower the job's chunkSizeBytes, or raise that property (and the"
-                            + " topic's max.message.bytes)");
-        }
+        ChunkRecords.checkNames(chunk.job(), chunk.stream(), chunk.outputLocation(), chunk.seq());
+        ProducerRecord<byte[], byte[]> record =
+                ChunkRecords.record(
+                        ChunkRecords.topic(chunk.outputLocation()),
+                        partition(chunk),
+                        chunk.job(),
+                        chunk.stream(),
+                        chunk.seq(),
+                        chunk.eos(),
+                        chunk.payload());
+        limits.checkFits(record, chunk.toString(), CHUNK_SIZE_SETTING);
         String key = InFlightAccounting.key(chunk.job(), chunk.stream());
         long bytes = chunk.payload().length;
         applyProgress();
@@ -169,7 +159,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     }
 
     private int partition(Chunk chunk) throws IOException {
-        String topic = ChunkRecords.topic(chunk);
+        String topic = ChunkRecords.topic(chunk.outputLocation());
         List<PartitionInfo> partitions;
         try {
             // The producer's metadata: a lookup in its cache once the topic is known.
@@ -228,30 +218,15 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private Callback callback(Chunk chunk, int partition) {
         // The callback keeps what names the chunk, not its payload.
         String name = chunk.toString();
-        String topic = ChunkRecords.topic(chunk);
+        String topic = ChunkRecords.topic(chunk.outputLocation());
         return (metadata, error) -> {
             if (error == null) {
                 return;
             }
             sendErrors.inc();
-            String hint =
-                    error instanceof RecordTooLargeException
-                            ? "; the record is larger than the producer's max.request.size or the"
-                                    + " topic's max.message.bytes: lower the job's chunkSizeBytes"
-                                    + " or raise them"
-                            : "";
             failed(
-                    new IOException(
-                            "could not send chunk "
-                                    + name
-                                    + " ("
-                                    + topic
-                                    + "-"
-                                    + partition
-                                    + "): "
-                                    + error
-                                    + hint,
-                            error));
+                    ChunkProducerSettings.sendFailure(
+                            name, topic, partition, error, CHUNK_SIZE_SETTING));
         };
     }
 

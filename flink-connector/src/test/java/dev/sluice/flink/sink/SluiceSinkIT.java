@@ -7,6 +7,7 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.generation.Chunk;
@@ -290,7 +291,7 @@ class SluiceSinkIT {
             assertThat(record.partition())
                     .as("%s #%d", stream, seq)
                     .isEqualTo(
-                            (ChunkPartitioning.homePartition(job, stream, PARTITIONS) + seq)
+                            (ChunkRecords.homePartition(job, stream, PARTITIONS) + seq)
                                     % PARTITIONS);
             seen.add(stream + "#" + seq);
         }

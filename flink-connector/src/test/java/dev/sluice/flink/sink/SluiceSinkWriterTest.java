@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
+import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.time.Duration;
@@ -180,7 +181,7 @@ class SluiceSinkWriterTest {
         }
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
         assertThat(sent).extracting(ProducerRecord::topic).containsOnly(TOPIC);
-        int home = ChunkPartitioning.homePartition("job-1", "cyan", 2);
+        int home = ChunkRecords.homePartition("job-1", "cyan", 2);
         assertThat(sent)
                 .extracting(ProducerRecord::partition)
                 .containsExactly(home, 1 - home, home, 1 - home);
@@ -203,7 +204,7 @@ class SluiceSinkWriterTest {
                 .hasStackTraceContaining(
                         "could not send chunk job-1/cyan#7 100 B to printer-1 (sluice.chunks"
                                 + ".printer-1-"
-                                + (ChunkPartitioning.homePartition("job-1", "cyan", 2) + 7) % 2
+                                + (ChunkRecords.homePartition("job-1", "cyan", 2) + 7) % 2
                                 + "): ")
                 .hasStackTraceContaining("broker says no");
         assertThatThrownBy(() -> write(chunk(8, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS))

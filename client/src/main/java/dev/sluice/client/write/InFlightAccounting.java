@@ -1,5 +1,6 @@
-package dev.sluice.flink.sink;
+package dev.sluice.client.write;
 
+import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.StreamDeliveryState;
 import java.util.HashMap;
@@ -7,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import org.apache.flink.annotation.Internal;
 
 /**
  * One sink writer's bytes in flight per stream: the payload bytes of the chunks it wrote that the
@@ -30,6 +30,17 @@ import org.apache.flink.annotation.Internal;
  */
 @Internal
 public final class InFlightAccounting {
+    /**
+     * The cap formula's tasks per producer: seed 001 §4.3 wants a reader's buffer to hold at least
+     * producers × chunk; here the unit is a task (what a producer computes at once), four of them,
+     * so a producer goes on to its next tasks while the reader works through the previous ones
+     * (docs/sluice-sink.md, "Bounded buffering").
+     */
+    public static final int TASKS_PER_PRODUCER = 4;
+
+    /** The formula's upper bound on a stream's bytes in flight unless configured: 256 MiB. */
+    public static final long DEFAULT_MAX_BYTES_PER_STREAM = 256L << 20;
+
     static final int FINISHED_REMEMBERED = 4096;
 
     private final long share;
@@ -53,6 +64,17 @@ public final class InFlightAccounting {
             throw new IllegalArgumentException("share: at least 1 byte, got " + share);
         }
         this.share = share;
+    }
+
+    /**
+     * The cap on a stream's bytes in flight over {@code producers} writers by the formula: {@code
+     * maxTaskSizeBytes × producers × }{@value #TASKS_PER_PRODUCER}, at most {@code maxCap}.
+     */
+    public static long capPerStream(long maxTaskSizeBytes, int producers, long maxCap) {
+        long perProducer = maxTaskSizeBytes * TASKS_PER_PRODUCER;
+        long formula =
+                perProducer > Long.MAX_VALUE / producers ? Long.MAX_VALUE : perProducer * producers;
+        return Math.min(formula, maxCap);
     }
 
     /** The key of a stream: {@code job/stream}, as on the progress topic. */

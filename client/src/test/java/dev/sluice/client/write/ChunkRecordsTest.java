@@ -1,12 +1,13 @@
-package dev.sluice.flink.sink;
+package dev.sluice.client.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.flink.generation.Chunk;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.header.Header;
@@ -15,8 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /** The chunk record of docs/formats.md, and the partitioning rule of docs/sluice-sink.md. */
 class ChunkRecordsTest {
-    private static Chunk chunk(long seq, boolean eos, byte[] payload) {
-        return new Chunk("job-1", "cyan", "printer-1", seq, eos, payload);
+    private static ProducerRecord<byte[], byte[]> record(
+            long seq, boolean eos, byte[] payload, int partition) {
+        return ChunkRecords.record(
+                ChunkRecords.topic("printer-1"), partition, "job-1", "cyan", seq, eos, payload);
     }
 
     private static List<String> headers(ProducerRecord<byte[], byte[]> record) {
@@ -30,7 +33,7 @@ class ChunkRecordsTest {
     @Test
     void aChunkIsItsPayloadWithTheFormatsHeadersOnItsLocationsTopic() {
         byte[] payload = {1, 2, 3};
-        ProducerRecord<byte[], byte[]> record = ChunkRecords.record(chunk(42, false, payload), 2);
+        ProducerRecord<byte[], byte[]> record = record(42, false, payload, 2);
         assertThat(record.topic()).isEqualTo("sluice.chunks.printer-1");
         assertThat(record.partition()).isEqualTo(2);
         assertThat(record.value()).isSameAs(payload);
@@ -42,7 +45,7 @@ class ChunkRecordsTest {
 
     @Test
     void theLastChunkCarriesEosTrue() {
-        ProducerRecord<byte[], byte[]> record = ChunkRecords.record(chunk(0, true, new byte[0]), 0);
+        ProducerRecord<byte[], byte[]> record = record(0, true, new byte[0], 0);
         assertThat(headers(record))
                 .containsExactly(
                         "sluice.job=job-1",
@@ -54,10 +57,7 @@ class ChunkRecordsTest {
     @Test
     void seqIsDecimalAsciiWithoutSignOrLeadingZeros() {
         for (long seq : new long[] {0, 7, 10, 1_000_000_007L, Long.MAX_VALUE}) {
-            Header header =
-                    ChunkRecords.record(chunk(seq, false, new byte[1]), 0)
-                            .headers()
-                            .lastHeader("sluice.seq");
+            Header header = record(seq, false, new byte[1], 0).headers().lastHeader("sluice.seq");
             String text = new String(header.value(), StandardCharsets.US_ASCII);
             assertThat(text).matches("0|[1-9][0-9]*");
             assertThat(Long.parseUnsignedLong(text)).isEqualTo(seq);
@@ -66,36 +66,29 @@ class ChunkRecordsTest {
 
     @Test
     void namesTheHeadersCannotCarryAreRefusedNamingTheChunk() {
-        assertThatThrownBy(
-                        () ->
-                                ChunkRecords.record(
-                                        new Chunk("job 1", "cyan", "p", 3, false, new byte[1]), 0))
+        assertThatThrownBy(() -> ChunkRecords.checkNames("job 1", "cyan", "p", 3))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("job 1/cyan#3")
                 .hasMessageContaining("job 'job 1'");
-        assertThatThrownBy(
-                        () ->
-                                ChunkRecords.record(
-                                        new Chunk("j", "cyan/2", "p", 0, false, new byte[1]), 0))
+        assertThatThrownBy(() -> ChunkRecords.checkNames("j", "cyan/2", "p", 0))
                 .hasMessageContaining("stream 'cyan/2'");
-        assertThatThrownBy(
-                        () ->
-                                ChunkRecords.record(
-                                        new Chunk("j", "s", "", 0, false, new byte[1]), 0))
+        assertThatThrownBy(() -> ChunkRecords.checkNames("j", "s", "", 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("outputLocation");
+        assertThatThrownBy(
+                        () -> ChunkRecords.record("t", 0, "job 1", "cyan", 3, false, new byte[1]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 'job 1'");
     }
 
     @Test
     void theSizeBoundGrowsWithThePayload() {
         int small =
                 ChunkRecords.serializedSizeUpperBound(
-                        ChunkRecords.record(chunk(0, false, new byte[10]), 0),
-                        CompressionType.NONE);
+                        record(0, false, new byte[10], 0), CompressionType.NONE);
         int big =
                 ChunkRecords.serializedSizeUpperBound(
-                        ChunkRecords.record(chunk(0, false, new byte[10_010]), 0),
-                        CompressionType.NONE);
+                        record(0, false, new byte[10_010], 0), CompressionType.NONE);
         // The payload, and its length's and the record's varints grown by a byte each.
         assertThat(big - small).isBetween(10_000, 10_004);
         assertThat(small).isGreaterThan(10 + "job-1cyan0".length());
@@ -107,39 +100,37 @@ class ChunkRecordsTest {
         int home =
                 BuiltInPartitioner.partitionForKey(
                         "job-1/cyan".getBytes(StandardCharsets.UTF_8), partitions);
+        assertThat(ChunkRecords.homePartition("job-1", "cyan", partitions)).isEqualTo(home);
         List<Integer> seen = new ArrayList<>();
         for (long seq = 0; seq < 6; seq++) {
-            seen.add(
-                    ChunkPartitioning.SPREAD.partition(chunk(seq, false, new byte[1]), partitions));
+            seen.add(ChunkRecords.spreadPartition("job-1", "cyan", seq, partitions));
         }
         assertThat(seen)
                 .containsExactly(
                         home, (home + 1) % 3, (home + 2) % 3, home, (home + 1) % 3, (home + 2) % 3);
         // Large seqs stay in range.
-        assertThat(ChunkPartitioning.SPREAD.partition(chunk(Long.MAX_VALUE, false, new byte[1]), 7))
+        assertThat(ChunkRecords.spreadPartition("job-1", "cyan", Long.MAX_VALUE, 7))
                 .isBetween(0, 6);
-    }
-
-    @Test
-    void onePerStreamKeepsAStreamOnItsHomePartition() {
-        int home =
-                BuiltInPartitioner.partitionForKey(
-                        "job-1/cyan".getBytes(StandardCharsets.UTF_8), 5);
-        for (long seq = 0; seq < 10; seq++) {
-            assertThat(
-                            ChunkPartitioning.ONE_PER_STREAM.partition(
-                                    chunk(seq, false, new byte[1]), 5))
-                    .isEqualTo(home);
-        }
+        assertThatThrownBy(() -> ChunkRecords.homePartition("job-1", "cyan", 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("partitions: at least 1");
     }
 
     @Test
     void streamsStartOnDifferentPartitions() {
         int partitions = 8;
-        java.util.Set<Integer> homes = new java.util.HashSet<>();
+        Set<Integer> homes = new HashSet<>();
         for (int i = 0; i < 32; i++) {
-            homes.add(ChunkPartitioning.homePartition("job-1", "stream-" + i, partitions));
+            homes.add(ChunkRecords.homePartition("job-1", "stream-" + i, partitions));
         }
         assertThat(homes.size()).isGreaterThan(4);
+    }
+
+    @Test
+    void aChunkIsDescribedByItsStreamSeqEndSizeAndLocation() {
+        assertThat(ChunkRecords.describe("job-1", "cyan", "printer-1", 41, false, 1024))
+                .isEqualTo("job-1/cyan#41 1024 B to printer-1");
+        assertThat(ChunkRecords.describe("job-1", "cyan", "printer-1", 42, true, 7))
+                .isEqualTo("job-1/cyan#42 (eos) 7 B to printer-1");
     }
 }

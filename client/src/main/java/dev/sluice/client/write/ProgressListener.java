@@ -1,5 +1,6 @@
-package dev.sluice.flink.sink;
+package dev.sluice.client.write;
 
+import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
 import dev.sluice.client.thread.SluiceThreads;
@@ -8,14 +9,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.flink.annotation.Internal;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,12 +34,20 @@ import org.slf4j.LoggerFactory;
  * logged with its partition and offset, never applied.
  *
  * <p>The thread blocks in {@code poll}; {@link #close()} wakes it and waits until it ended
- * (docs/architecture.md, "Threads").
+ * (docs/architecture.md, "Threads"). Every chunk writer bounds its bytes in flight with one: the
+ * Flink sink's writers and the plain {@code StreamWriter}.
  */
 @Internal
-final class ProgressListener implements AutoCloseable {
+public final class ProgressListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressListener.class);
     private static final Duration POLL = Duration.ofSeconds(1);
+    // What the progress consumer copies from the chunk producer's properties: where the cluster is
+    // and how to talk to it, not how to produce.
+    private static final Pattern CONNECTION_PROPERTY =
+            Pattern.compile(
+                    "bootstrap\\.servers|client\\.dns\\.lookup|security\\.protocol|(ssl|sasl)\\..*"
+                            + "|(socket\\.connection\\.setup|reconnect\\.backoff|retry\\.backoff"
+                            + "|request\\.timeout|metadata\\.max\\.age)\\..*");
 
     private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -49,20 +64,21 @@ final class ProgressListener implements AutoCloseable {
     /**
      * @param onProgress gets the decoded records of each poll, on the listener's thread
      * @param onFailure gets what stopped the listener (the consumer failed), on its thread
+     * @param threadName the name of the listener's thread
      */
-    ProgressListener(
+    public ProgressListener(
             org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
             String topic,
             Duration partitionRefresh,
             Consumer<List<DeliveryProgress>> onProgress,
             Consumer<Exception> onFailure,
-            String name) {
+            String threadName) {
         this.consumer = consumer;
         this.topic = topic;
         this.refreshNanos = partitionRefresh.toNanos();
         this.onProgress = onProgress;
         this.onFailure = onFailure;
-        this.thread = SluiceThreads.newThread("sluice-sink-progress-" + name, this::run);
+        this.thread = SluiceThreads.newThread(threadName, this::run);
     }
 
     /**
@@ -70,14 +86,15 @@ final class ProgressListener implements AutoCloseable {
      *
      * @throws IOException if the progress topic has no partitions (it does not exist)
      */
-    void start() throws IOException {
+    public void start() throws IOException {
         assignNewPartitions();
         if (assigned.isEmpty()) {
             throw new IOException(
                     "progress topic "
                             + topic
                             + " not found: create it (stream readers publish their delivery"
-                            + " progress there, and the sink bounds its bytes in flight by it)");
+                            + " progress there, and chunk writers bound their bytes in flight by"
+                            + " it)");
         }
         started = true;
         thread.start();
@@ -152,13 +169,50 @@ final class ProgressListener implements AutoCloseable {
     }
 
     /** Progress records read and applied. */
-    long records() {
+    public long records() {
         return records.get();
     }
 
     /** Records of the progress topic that were not progress records. */
-    long malformed() {
+    public long malformed() {
         return malformed.get();
+    }
+
+    /**
+     * The progress consumer's properties: the connection and security ones of the chunk producer's
+     * ({@code bootstrap.servers}, {@code security.*}, {@code ssl.*}, {@code sasl.*}, connection
+     * timeouts), then {@code own} over them.
+     *
+     * @throws IllegalStateException if they hold a {@code group.id}: the consumer reads every
+     *     partition from the start without a group
+     */
+    public static Properties consumerProperties(Properties producer, Properties own) {
+        Properties consumer = new Properties();
+        for (Map.Entry<Object, Object> e : producer.entrySet()) {
+            if (CONNECTION_PROPERTY.matcher(e.getKey().toString()).matches()) {
+                consumer.put(e.getKey(), e.getValue());
+            }
+        }
+        consumer.putAll(own);
+        if (consumer.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
+            throw new IllegalStateException(
+                    "progress consumer group.id: the consumer reads every partition from the"
+                            + " start without a group; leave it out");
+        }
+        return consumer;
+    }
+
+    /**
+     * A progress consumer of these properties: no commits, bytes in, {@code clientId} unless set.
+     */
+    public static KafkaConsumer<byte[], byte[]> newConsumer(
+            Properties properties, String clientId) {
+        Properties props = new Properties();
+        props.putAll(properties);
+        props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override

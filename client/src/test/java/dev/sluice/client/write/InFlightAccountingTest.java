@@ -1,4 +1,4 @@
-package dev.sluice.flink.sink;
+package dev.sluice.client.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
