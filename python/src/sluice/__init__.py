@@ -1,0 +1,16 @@
+"""Sluice's Python reader: records and ordered stream chunks from ``sluice-brokerd``'s shared
+memory as zero-copy ``pyarrow.RecordBatch``es (python/README.md)."""
+
+from .batches import Batch, BatchReleased, ChunkBatch, RecordBatch
+from .client import (BrokerdClient, BrokerdError, BrokerdUnavailable, SegmentFolderError,
+                     Subscription)
+from .protocol import ErrorCode, ProtocolError, StreamGap
+from .segment import ReaderEvicted, SegmentError, SegmentFormatError, SegmentReader, WriterDead
+from .stream import StreamChunk, StreamGapError, StreamOrderError, StreamReader
+
+__all__ = [
+    "Batch", "BatchReleased", "BrokerdClient", "BrokerdError", "BrokerdUnavailable", "ChunkBatch",
+    "ErrorCode", "ProtocolError", "ReaderEvicted", "RecordBatch", "SegmentError",
+    "SegmentFolderError", "SegmentFormatError", "SegmentReader", "StreamChunk", "StreamGap",
+    "StreamGapError", "StreamOrderError", "StreamReader", "Subscription", "WriterDead",
+]
