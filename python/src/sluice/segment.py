@@ -84,20 +84,19 @@ class WriterDead(SegmentError):
     """The writer's heartbeat is older than the segment's ``liveness_timeout_ns``."""
 
 
-def _libatomic():
-    name = ctypes.util.find_library("atomic") or "libatomic.so.1"
-    lib = ctypes.CDLL(name)
-    lib.__atomic_compare_exchange_8.restype = ctypes.c_bool
-    lib.__atomic_compare_exchange_8.argtypes = [
-        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_int]
-    lib.__atomic_exchange_4.restype = ctypes.c_uint32
-    lib.__atomic_exchange_4.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int]
-    lib.__atomic_store_8.restype = None
-    lib.__atomic_store_8.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int]
-    return lib
+def _libatomic_function(name: str, restype, *argtypes):
+    # getattr: a name starting with two underscores would be mangled inside a class.
+    function = getattr(_LIBATOMIC, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+    return function
 
 
-_ATOMIC = _libatomic()
+_LIBATOMIC = ctypes.CDLL(ctypes.util.find_library("atomic") or "libatomic.so.1")
+_CAS64 = _libatomic_function("__atomic_compare_exchange_8", ctypes.c_bool, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_int)
+_EXCHANGE32 = _libatomic_function("__atomic_exchange_4", ctypes.c_uint32, ctypes.c_void_p,
+                                  ctypes.c_uint32, ctypes.c_int)
 _SEQ_CST = 5
 
 
@@ -269,14 +268,10 @@ class MappedSegment:
 
     def cas64(self, offset: int, expected: int, desired: int) -> bool:
         want = ctypes.c_uint64(expected)
-        return _ATOMIC.__atomic_compare_exchange_8(
-            self.address + offset, ctypes.byref(want), desired, _SEQ_CST, _SEQ_CST)
+        return _CAS64(self.address + offset, ctypes.byref(want), desired, _SEQ_CST, _SEQ_CST)
 
     def exchange32(self, offset: int, value: int) -> int:
-        return _ATOMIC.__atomic_exchange_4(self.address + offset, value, _SEQ_CST)
-
-    def store64_seq_cst(self, offset: int, value: int) -> None:
-        _ATOMIC.__atomic_store_8(self.address + offset, value, _SEQ_CST)
+        return _EXCHANGE32(self.address + offset, value, _SEQ_CST)
 
 
 @dataclass

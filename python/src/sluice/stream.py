@@ -1,0 +1,222 @@
+"""``StreamReader``: one stream of a job, its chunks in ``seq`` order, up to the end of the stream.
+
+The Python twin of the Java ``StreamReader`` (docs/stream-reader.md) without pacing or sharing:
+a CHUNK_STREAMS subscription filtered to the job (the daemon puts each stream in ``seq`` order and
+drops duplicates, docs/brokerd.md), of whose rows this reader takes its stream's. Each chunk's
+payload is a zero-copy ``pyarrow.Buffer`` over the slot; a slot goes back to the daemon once every
+chunk of this stream in it is released and the other streams' rows passed by.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Deque, Iterator, List, Optional
+
+import pyarrow as pa
+
+from .batches import Batch, BatchReleased
+from .client import BrokerdClient, Subscription
+from .protocol import StreamGap
+
+
+class StreamOrderError(IOError):
+    """A chunk out of ``seq`` order: the daemon's ordering was broken (never expected)."""
+
+
+class StreamGapError(IOError):
+    """The daemon reported missing chunks this reader has got to (docs/stream-reader.md, "Gaps"),
+    as the Java ``StreamGapException``. The reader stays usable: ``acquire`` again waits on for
+    the missing chunks; closing it gives up."""
+
+    def __init__(self, job: str, stream: str, gap: StreamGap):
+        missing = (f"{gap.missing_from}" if gap.missing_from == gap.missing_to
+                   else f"{gap.missing_from} to {gap.missing_to}")
+        super().__init__(
+            f"stream {job}/{stream} waits for chunk {missing}, missing at the daemon: the chunk "
+            f"after it had waited {gap.waited_ns // 1_000_000} ms, past sluice.gap.timeout.ms. The "
+            "reader waits on for it: acquire again to keep waiting, or close the reader to give up")
+        self.job = job
+        self.stream = stream
+        self.gap = gap
+
+
+class _HeldBatch:
+    """A batch with the count of its chunks still handed out or to hand out."""
+
+    def __init__(self, batch: Batch, pending: int):
+        self.batch = batch
+        self.pending = pending
+
+    def done_one(self) -> None:
+        self.pending -= 1
+        if self.pending == 0:
+            self.batch.release()
+
+
+class StreamChunk:
+    """One chunk of the stream: ``seq``, ``eos`` and its payload, zero-copy over the slot."""
+
+    def __init__(self, reader: "StreamReader", held: _HeldBatch, seq: int, eos: bool,
+                 payload: pa.Buffer):
+        self.job = reader.job
+        self.stream = reader.stream
+        self.seq = seq
+        self.eos = eos
+        self._reader = reader
+        self._held: Optional[_HeldBatch] = held
+        self._payload: Optional[pa.Buffer] = payload
+
+    @property
+    def payload(self) -> pa.Buffer:
+        """The payload bytes, a read-only ``pyarrow.Buffer`` over the slot, until release."""
+        if self._payload is None:
+            raise BatchReleased(f"chunk {self.job}/{self.stream}:{self.seq} was released")
+        return self._payload
+
+    def values(self, type: pa.DataType = pa.uint8()) -> pa.Array:
+        """The payload as a ``pyarrow.Array`` of a fixed-width ``type`` (uint8 by default),
+        zero-copy, for ``pyarrow.compute``; trailing bytes short of one value are left out."""
+        payload = self.payload
+        return pa.Array.from_buffers(type, len(payload) * 8 // type.bit_width, [None, payload])
+
+    def release(self) -> None:
+        """Done with the chunk; idempotent. The last chunk's release ends the stream."""
+        if self._held is None:
+            return
+        held, self._held, self._payload = self._held, None, None
+        held.done_one()
+        self._reader._released(self)
+
+    def __enter__(self) -> "StreamChunk":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return f"StreamChunk({self.job}/{self.stream}, seq={self.seq}, eos={self.eos})"
+
+
+class StreamReader:
+    """Reads ``stream`` of ``job`` from ``topic`` (``sluice.chunks.<outputLocation>``,
+    docs/formats.md, "Chunk topics") through the daemon.
+
+    ``partitions``: the topic's partition count (all are read from the earliest offset), or
+    ``local_leaders=True`` for those the daemon's broker leads. ``slot_size`` must hold the job's
+    largest chunk plus its Arrow framing (the default 2 MiB holds 1 MiB chunks).
+    """
+
+    def __init__(self, client: BrokerdClient, topic: str, job: str, stream: str,
+                 partitions: int = 0, *, local_leaders: bool = False, slot_count: int = 16,
+                 slot_size: int = 2 << 20, reorder_window_bytes: int = 0):
+        self.job = job
+        self.stream = stream
+        self.subscription: Subscription = client.subscribe_chunks(
+            topic, job, partitions, local_leaders=local_leaders, slot_count=slot_count,
+            slot_size=slot_size, reorder_window_bytes=reorder_window_bytes)
+        self.next_seq = 0
+        self.chunks = 0
+        self.bytes = 0
+        self._ready: Deque[StreamChunk] = deque()
+        self._gaps: List[StreamGap] = []
+        self._end_seen = False
+        self._ended = False
+
+    @property
+    def is_end_of_stream(self) -> bool:
+        """True once the last chunk (``eos``) was released."""
+        return self._ended
+
+    def acquire(self, timeout: float = 1.0) -> Optional[StreamChunk]:
+        """The next chunk in ``seq`` order, or None when ``timeout`` seconds ran out or the
+        stream has ended. Raises :class:`StreamGapError` once per hole the daemon reported."""
+        deadline = time.monotonic() + timeout
+        while not self._ready:
+            if self._end_seen:
+                return None
+            self._check_gaps()
+            batch = self.subscription.poll(min(0.1, max(0.0, deadline - time.monotonic())))
+            if batch is not None:
+                self._take(batch)
+            elif self.subscription.ended:
+                raise StreamOrderError(f"stream {self.job}/{self.stream}: the daemon closed the "
+                                       f"segment before its end, at seq {self.next_seq}")
+            elif time.monotonic() >= deadline:
+                return None
+        return self._ready.popleft()
+
+    def _check_gaps(self) -> None:
+        while True:
+            gap = self.subscription.next_stream_gap()
+            if gap is None:
+                break
+            if gap.job == self.job and gap.stream == self.stream:
+                self._gaps.append(gap)
+        # Thrown when this reader has got to the hole; a hole filled meanwhile is dropped.
+        self._gaps = [g for g in self._gaps if g.missing_to >= self.next_seq]
+        for gap in self._gaps:
+            if gap.missing_from <= self.next_seq:
+                self._gaps.remove(gap)
+                raise StreamGapError(self.job, self.stream, gap)
+
+    def _take(self, batch: Batch) -> None:
+        rows = batch.record_batch
+        streams = rows.column("stream").to_pylist()
+        mine = [i for i, name in enumerate(streams) if name == self.stream]
+        if not mine:
+            batch.release()
+            return
+        seqs = rows.column("seq").to_pylist()
+        eoss = rows.column("eos").to_pylist()
+        payloads = rows.column("payload")
+        _, offsets_buffer, data = payloads.buffers()
+        offsets = memoryview(offsets_buffer).cast("i")
+        base = payloads.offset
+        held = _HeldBatch(batch, len(mine))
+        for i in mine:
+            seq = seqs[i]
+            if seq != self.next_seq or self._end_seen:
+                for _ in range(len(mine) - mine.index(i)):
+                    held.done_one()
+                raise StreamOrderError(
+                    f"stream {self.job}/{self.stream}: expected seq {self.next_seq}, got {seq}"
+                    + (" after the end of the stream" if self._end_seen else ""))
+            start, end = offsets[base + i], offsets[base + i + 1]
+            chunk = StreamChunk(self, held, seq, eoss[i], data.slice(start, end - start))
+            self._ready.append(chunk)
+            self.next_seq += 1
+            self.chunks += 1
+            self.bytes += end - start
+            if eoss[i]:
+                self._end_seen = True
+
+    def _released(self, chunk: StreamChunk) -> None:
+        if chunk.eos:
+            self._ended = True
+            # The subscription is given back at the end of the stream (docs/stream-reader.md).
+            self.subscription.close()
+
+    def __iter__(self) -> Iterator[StreamChunk]:
+        """Chunks to the end of the stream; each released when the next is asked for."""
+        while not self._ended:
+            chunk = self.acquire(1.0)
+            if chunk is not None:
+                try:
+                    yield chunk
+                finally:
+                    chunk.release()
+            elif self._end_seen and not self._ready:
+                break
+
+    def close(self) -> None:
+        """Gives up the stream: releases what is held and closes the subscription."""
+        while self._ready:
+            self._ready.popleft().release()
+        self.subscription.close()
+
+    def __enter__(self) -> "StreamReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
