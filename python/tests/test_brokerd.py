@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 from content import value
+from sluice.progress import decode
 from sluice import (BrokerdClient, BrokerdError, BrokerdUnavailable, ErrorCode, StreamGapError,
                     StreamReader)
 
@@ -130,3 +131,29 @@ def test_a_wrong_socket_path_says_which_path_and_what_to_set(tmp_path):
     missing = tmp_path / "brokerd.sock"
     with pytest.raises(BrokerdUnavailable, match=f"{missing}.*--socket"):
         BrokerdClient(missing).subscribe_records("py.records", 1)
+
+
+def test_the_reader_reports_its_delivery_progress_to_the_end(cluster, client):
+    cluster.command("topic", "py.progressed", 2)
+    cluster.command("topic", "py.progress", 1)
+    cluster.command("chunks", "py.progressed", "job-3", "yellow", 12, 500, 2)
+    with StreamReader(client, "py.progressed", "job-3", "yellow", partitions=2,
+                      bootstrap_servers=cluster.bootstrap_servers,
+                      progress_topic="py.progress") as yellow:
+        assert [chunk.seq for chunk in yellow] == list(range(12))
+    # Read back through the daemon: the records a scheduler would read.
+    with client.subscribe_records("py.progress", 1) as progress:
+        records = []
+        deadline = time.monotonic() + 30
+        while not records or not decode(records[-1][0], records[-1][1]).end_of_stream:
+            assert time.monotonic() < deadline, f"no end of stream in {records}"
+            batch = progress.poll(1.0)
+            if batch is not None:
+                with batch:
+                    rows = batch.record_batch.select(["key", "value"]).to_pylist()
+                    records += [(r["key"], r["value"]) for r in rows]
+    reports = [decode(key, value) for key, value in records]
+    assert reports[0].delivered_seq == -1 and not reports[0].end_of_stream
+    assert [r.delivered_seq for r in reports] == sorted(r.delivered_seq for r in reports)
+    assert (reports[-1].delivered_seq, reports[-1].delivered_bytes) == (11, 12 * 500)
+    assert (reports[-1].reader_index, reports[-1].reader_count) == (0, 1)

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from .batches import Batch, BatchReleased
 from .client import BrokerdClient, Subscription
+from .progress import DEFAULT_TOPIC, DeliveryProgress, ProgressReporter
 from .protocol import StreamGap
 
 
@@ -63,6 +64,7 @@ class StreamChunk:
         self.stream = reader.stream
         self.seq = seq
         self.eos = eos
+        self.size = len(payload)
         self._reader = reader
         self._held: Optional[_HeldBatch] = held
         self._payload: Optional[pa.Buffer] = payload
@@ -105,16 +107,32 @@ class StreamReader:
     ``partitions``: the topic's partition count (all are read from the earliest offset), or
     ``local_leaders=True`` for those the daemon's broker leads. ``slot_size`` must hold the job's
     largest chunk plus its Arrow framing (the default 2 MiB holds 1 MiB chunks).
+    ``bootstrap_servers``: the reader reports its delivery progress to ``progress_topic`` with
+    kafka-python (the ``progress`` extra), as the Java reader does, so that a generation job's
+    scheduler sees it; without it, nothing is reported.
     """
 
     def __init__(self, client: BrokerdClient, topic: str, job: str, stream: str,
                  partitions: int = 0, *, local_leaders: bool = False, slot_count: int = 16,
-                 slot_size: int = 2 << 20, reorder_window_bytes: int = 0):
+                 slot_size: int = 2 << 20, reorder_window_bytes: int = 0,
+                 bootstrap_servers: Optional[str] = None, progress_topic: str = DEFAULT_TOPIC):
         self.job = job
         self.stream = stream
         self.subscription: Subscription = client.subscribe_chunks(
             topic, job, partitions, local_leaders=local_leaders, slot_count=slot_count,
             slot_size=slot_size, reorder_window_bytes=reorder_window_bytes)
+        self.progress: Optional[ProgressReporter] = None
+        self.delivered_seq = -1
+        self.delivered_bytes = 0
+        self._released_ahead: dict = {}
+        if bootstrap_servers is not None:
+            try:
+                self.progress = ProgressReporter(bootstrap_servers, progress_topic)
+            except BaseException:
+                self.subscription.close()
+                raise
+            # The first record says the stream has its reader (docs/formats.md).
+            self._report(False)
         self.next_seq = 0
         self.chunks = 0
         self.bytes = 0
@@ -192,10 +210,22 @@ class StreamReader:
                 self._end_seen = True
 
     def _released(self, chunk: StreamChunk) -> None:
+        # Delivered up to the highest seq below which every chunk was released.
+        self._released_ahead[chunk.seq] = chunk.size
+        while self.delivered_seq + 1 in self._released_ahead:
+            self.delivered_seq += 1
+            self.delivered_bytes += self._released_ahead.pop(self.delivered_seq)
         if chunk.eos:
             self._ended = True
             # The subscription is given back at the end of the stream (docs/stream-reader.md).
             self.subscription.close()
+        self._report(self._ended and not self._released_ahead)
+
+    def _report(self, end_of_stream: bool) -> None:
+        if self.progress is not None:
+            self.progress.update(DeliveryProgress(
+                self.job, self.stream, 0, 1, self.delivered_seq, self.delivered_bytes,
+                end_of_stream))
 
     def __iter__(self) -> Iterator[StreamChunk]:
         """Chunks to the end of the stream; each released when the next is asked for."""
@@ -214,6 +244,8 @@ class StreamReader:
         while self._ready:
             self._ready.popleft().release()
         self.subscription.close()
+        if self.progress is not None:
+            self.progress.close()
 
     def __enter__(self) -> "StreamReader":
         return self

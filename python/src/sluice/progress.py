@@ -1,0 +1,179 @@
+"""Delivery progress on the progress topic (docs/formats.md, "Delivery progress"), so that a
+generation job's scheduler sees the reader and its sink bounds what it has in flight.
+
+The record's codec, and :class:`ProgressReporter`, the Python twin of the Java one: the latest
+progress every ``interval`` if it changed, again every second if it did not (a heartbeat: the
+scheduler aborts a job whose reader falls silent), and the end of the stream at once. It sends
+with ``kafka-python`` (the ``progress`` extra), a pure-Python Kafka client.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import struct
+import threading
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+VERSION = 1
+END_OF_STREAM = 1
+DEFAULT_TOPIC = "sluice.progress"
+HEARTBEAT_S = 1.0
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}\Z")
+_LOG = logging.getLogger(__name__)
+
+
+class ProgressFormatError(ValueError):
+    """A progress record that breaks docs/formats.md; ``field`` names the field."""
+
+    def __init__(self, field_name: str, value: object, expectation: str):
+        super().__init__(f"{field_name} = {value}: {expectation}")
+        self.field = field_name
+
+
+@dataclass(frozen=True)
+class DeliveryProgress:
+    job: str
+    stream: str
+    reader_index: int
+    reader_count: int
+    delivered_seq: int
+    delivered_bytes: int
+    end_of_stream: bool = False
+
+    @property
+    def key(self) -> bytes:
+        return f"{self.job}/{self.stream}".encode()
+
+
+def encode(progress: DeliveryProgress) -> bytes:
+    value = (struct.pack("<HHHHqq", VERSION, END_OF_STREAM if progress.end_of_stream else 0,
+                         progress.reader_index, progress.reader_count, progress.delivered_seq,
+                         progress.delivered_bytes)
+             + _str16(progress.job) + _str16(progress.stream))
+    decode(progress.key, value)  # the decoder holds the rules: one copy of them
+    return value
+
+
+def _str16(text: str) -> bytes:
+    raw = text.encode("utf-8")
+    return struct.pack("<H", len(raw)) + raw
+
+
+def decode(key: bytes, value: bytes) -> DeliveryProgress:
+    """Decodes a record strictly; raises :class:`ProgressFormatError` naming the field."""
+    if len(value) < 24:
+        raise ProgressFormatError("value", f"{len(value)} bytes", "at least 24")
+    version, flags, index, count, seq, delivered = struct.unpack_from("<HHHHqq", value)
+    if version != VERSION:
+        raise ProgressFormatError("version", version, "expected 1")
+    if flags & ~END_OF_STREAM:
+        raise ProgressFormatError("flags", flags, "only bit 0 (END_OF_STREAM) is defined")
+    if count < 1:
+        raise ProgressFormatError("reader_count", count, "1 to 65535")
+    if index >= count:
+        raise ProgressFormatError("reader_index", index, f"0 to reader_count - 1 ({count - 1})")
+    if seq < -1:
+        raise ProgressFormatError("delivered_seq", seq, "at least -1")
+    if delivered < 0:
+        raise ProgressFormatError("delivered_bytes", delivered, "at least 0")
+    pos = 24
+    names = []
+    for name in ("job", "stream"):
+        if pos + 2 > len(value):
+            raise ProgressFormatError(name, "missing", "runs past the end of the value")
+        (length,) = struct.unpack_from("<H", value, pos)
+        raw = value[pos + 2 : pos + 2 + length]
+        if len(raw) != length:
+            raise ProgressFormatError(name, f"{length} bytes", "runs past the end of the value")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProgressFormatError(name, raw, "not UTF-8") from None
+        if not _NAME.match(text):
+            raise ProgressFormatError(name, repr(text), "1 to 128 of [A-Za-z0-9._-]")
+        names.append(text)
+        pos += 2 + length
+    if pos != len(value):
+        raise ProgressFormatError("stream", repr(names[1]), f"{len(value) - pos} bytes after it")
+    progress = DeliveryProgress(names[0], names[1], index, count, seq, delivered,
+                                bool(flags & END_OF_STREAM))
+    if key != progress.key:
+        raise ProgressFormatError("key", key, f"expected {progress.key!r}, the value's job/stream")
+    return progress
+
+
+class ProgressReporter:
+    """Publishes one reader's progress from a thread of its own (``interval``, 0.1 s)."""
+
+    def __init__(self, bootstrap_servers: str, topic: str = DEFAULT_TOPIC,
+                 interval: float = 0.1):
+        try:
+            from kafka import KafkaProducer
+        except ImportError:
+            raise ImportError("delivery progress needs kafka-python: pip install 'sluice[progress]'"
+                              ) from None
+        self.topic = topic
+        self.producer = KafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=0)
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.latest: Optional[DeliveryProgress] = None
+        self.last_sent: Optional[DeliveryProgress] = None
+        self.last_sent_at = 0.0
+        self.failures = 0
+        self.wake = threading.Event()
+        self.closed = False
+        self.thread = threading.Thread(target=self._run, name="sluice-progress", daemon=True)
+        self.thread.start()
+
+    def update(self, progress: DeliveryProgress) -> None:
+        """The reader's newest progress; the end of the stream goes out at once."""
+        with self.lock:
+            self.latest = progress
+        if progress.end_of_stream:
+            self.wake.set()
+
+    def _run(self) -> None:
+        while not self.closed:
+            self.wake.wait(self.interval)
+            self.wake.clear()
+            self.tick()
+
+    def tick(self) -> None:
+        with self.lock:
+            progress, now = self.latest, time.monotonic()
+            if progress is None or (progress == self.last_sent
+                                    and now - self.last_sent_at < HEARTBEAT_S):
+                return
+            self.last_sent, self.last_sent_at = progress, now
+        try:
+            self.producer.send(self.topic, key=progress.key, value=encode(progress)).add_errback(
+                self._failed)
+        except Exception as e:  # the producer refused before sending (metadata, closed)
+            self._failed(e)
+
+    def _failed(self, error) -> None:
+        # The next record carries the same, newer: log the first failure and every 100th.
+        if self.failures % 100 == 0:
+            _LOG.warning("could not publish delivery progress on %s (%d failures): %s",
+                         self.topic, self.failures + 1, error)
+        self.failures += 1
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Sends the latest progress if it did not go out, then closes the producer."""
+        if self.closed:
+            return
+        self.closed = True
+        self.wake.set()
+        self.thread.join(timeout)
+        with self.lock:
+            unsent = self.latest is not None and self.latest != self.last_sent
+        if unsent:
+            self.last_sent_at = 0.0
+            with self.lock:
+                self.last_sent = None
+            self.tick()
+        self.producer.flush(timeout)
+        self.producer.close(timeout)

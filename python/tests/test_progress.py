@@ -1,0 +1,35 @@
+"""The delivery progress record of docs/formats.md, "Delivery progress"."""
+
+import pytest
+
+from sluice.progress import DeliveryProgress, ProgressFormatError, decode, encode
+
+# docs/formats.md's example: reader 1 of 2 of job-1/cyan, done up to seq 41 with 43008 bytes.
+EXAMPLE = bytes.fromhex("0100 0000 0100 0200 2900000000000000 00a8000000000000"
+                        "0500 6a6f622d31 0400 6379616e".replace(" ", ""))
+
+
+def test_the_documented_example_round_trips():
+    progress = DeliveryProgress("job-1", "cyan", 1, 2, 41, 43008)
+    assert encode(progress) == EXAMPLE
+    assert decode(b"job-1/cyan", EXAMPLE) == progress
+
+
+@pytest.mark.parametrize("value,field", [
+    (EXAMPLE[:20], "value"),
+    (b"\x02" + EXAMPLE[1:], "version"),
+    (EXAMPLE[:2] + b"\x02\x00" + EXAMPLE[4:], "flags"),
+    (EXAMPLE[:4] + b"\x02\x00" + EXAMPLE[6:], "reader_index"),
+    (EXAMPLE[:8] + (-2).to_bytes(8, "little", signed=True) + EXAMPLE[16:], "delivered_seq"),
+    (EXAMPLE + b"x", "stream"),
+    (EXAMPLE[:-1], "stream"),
+])
+def test_a_bad_record_is_refused_naming_the_field(value, field):
+    with pytest.raises(ProgressFormatError) as refused:
+        decode(b"job-1/cyan", value)
+    assert refused.value.field == field
+
+
+def test_a_key_other_than_the_values_job_and_stream_is_refused():
+    with pytest.raises(ProgressFormatError, match="key"):
+        decode(b"job-1/magenta", EXAMPLE)
