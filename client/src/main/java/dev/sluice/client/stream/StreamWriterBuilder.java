@@ -327,9 +327,14 @@ public final class StreamWriterBuilder {
                                 Long.MAX_VALUE,
                                 true,
                                 new byte[largest]),
-                        ChunkRecords.describe(
-                                        job, stream, chunkTopic, Long.MAX_VALUE, true, largest)
-                                + " (the largest this writer sends)",
+                        job
+                                + "/"
+                                + stream
+                                + " (its largest: "
+                                + largest
+                                + " B to "
+                                + destination
+                                + ", the longest seq, eos)",
                         StreamWriter.CHUNK_SIZE_SETTING);
     }
 }

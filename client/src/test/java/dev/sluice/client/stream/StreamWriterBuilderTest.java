@@ -93,7 +93,7 @@ class StreamWriterBuilderTest {
     void aChunkLargerThanTheProducerMaySendIsRefusedAtOpenNamingTheSetting() {
         assertRefused(
                 unbounded().chunkSize(4096).property("max.request.size", "2000"),
-                "job-1/cyan#",
+                "chunk job-1/cyan (its largest: 4096 B to printer-1, the longest seq, eos) is ",
                 "max.request.size (2000)",
                 "chunk size");
         assertRefused(
