@@ -21,7 +21,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.vector.VarBinaryVector;
 
 /**
@@ -44,8 +43,9 @@ import org.apache.arrow.vector.VarBinaryVector;
  * order the streams' chunks come: the chunks of a stream that came early would hold every slot
  * while another stream's next chunk cannot get one, and its reader starves though the data is
  * there. So a chunk handed to a paced reader that already has one waiting is copied to the heap and
- * its slot share is given back at once, up to {@code heapBufferBytes} per subscription; the chunk a
- * reader will read next stays in place.
+ * its slot share is given back at once, up to {@code heapBufferBytes} per subscription, into
+ * buffers that are reused rather than collected ({@link HeapChunkPool}); the chunk a reader will
+ * read next stays in place.
  *
  * <p>The daemon's reports of a hole in a stream (STREAM_GAP) go to every reader of that stream, in
  * its inbox after the chunks handed out before: each of them waits at the hole, whatever its share
@@ -66,8 +66,7 @@ final class SharedChunkSubscription {
     private final List<Object> key;
     private final ChunkSubscription subscription;
     private final int maxOpenBatches;
-    private final long heapBufferBytes;
-    private final AtomicLong heapBytes = new AtomicLong();
+    private final HeapChunkPool heapChunks;
     private final Map<String, List<Member>> members = new HashMap<>();
     // Streams whose chunks were handed out, or passed over for want of a reader.
     private final Set<String> seen = new HashSet<>();
@@ -85,7 +84,7 @@ final class SharedChunkSubscription {
         this.key = key;
         this.subscription = subscription;
         this.maxOpenBatches = request.maxOpenBatches();
-        this.heapBufferBytes = heapBufferBytes;
+        this.heapChunks = new HeapChunkPool(heapBufferBytes);
         this.dispatcher =
                 SluiceThreads.newThread("sluice-chunks-" + request.topic(), this::dispatch);
     }
@@ -274,14 +273,12 @@ final class SharedChunkSubscription {
 
     /** A heap copy of {@code row}, or null when the heap buffer has no room for it. */
     private HeapChunk copy(Row row) {
-        int size = row.size();
-        if (heapBytes.addAndGet(size) > heapBufferBytes) {
-            heapBytes.addAndGet(-size);
+        ByteBuffer bytes = heapChunks.take(row.size());
+        if (bytes == null) {
             return null;
         }
-        ByteBuffer bytes = ByteBuffer.allocate(size);
         bytes.put(row.payload()).flip();
-        return new HeapChunk(row.seq(), row.isEndOfStream(), bytes.asReadOnlyBuffer());
+        return new HeapChunk(row.seq(), row.isEndOfStream(), bytes);
     }
 
     /** What a reader's inbox holds: its stream's chunks and the holes reported in it, in order. */
@@ -442,28 +439,31 @@ final class SharedChunkSubscription {
         }
     }
 
-    /** A chunk copied out of its slot, whose share was given back when it was copied. */
+    /**
+     * A chunk copied out of its slot into a buffer of the pool, whose share of the slot was given
+     * back when it was copied.
+     */
     private final class HeapChunk extends Held {
-        private final ByteBuffer payload;
+        private final ByteBuffer buffer;
 
-        HeapChunk(long seq, boolean eos, ByteBuffer payload) {
+        HeapChunk(long seq, boolean eos, ByteBuffer buffer) {
             super(seq, eos);
-            this.payload = payload;
+            this.buffer = buffer;
         }
 
         @Override
         public ByteBuffer payload() {
-            return payload.duplicate();
+            return buffer.asReadOnlyBuffer();
         }
 
         @Override
         public int size() {
-            return payload.limit();
+            return buffer.limit();
         }
 
         @Override
         void giveBack() {
-            heapBytes.addAndGet(-payload.limit());
+            heapChunks.giveBack(buffer);
         }
     }
 }
