@@ -2,7 +2,6 @@
 embedded/'s ScriptedCluster (the KafkaBroker and BrokerdProcess the Java integration tests use),
 driven over its stdin and stopped by closing it."""
 
-import os
 import subprocess
 import threading
 from pathlib import Path

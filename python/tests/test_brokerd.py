@@ -112,9 +112,9 @@ def test_a_hole_in_the_stream_is_reported_once_and_the_reader_waits_on(cluster, 
 
 def test_heartbeats_keep_an_idle_subscription_alive(cluster):
     cluster.command("topic", "py.idle", 1)
-    client = BrokerdClient(cluster.socket, heartbeat_timeout=0.2)
+    client = BrokerdClient(cluster.socket, heartbeat_timeout=0.5)
     with client.subscribe_records("py.idle", 1, start="latest") as idle:
-        assert idle.poll(1.5) is None  # several timeouts long, with nothing to read
+        assert idle.poll(3.0) is None  # six timeouts long, with nothing to read
         assert idle.connection.is_open
         cluster.command("records", "py.idle", 0, 3, 10)
         rows, _ = read_all(idle, 3)

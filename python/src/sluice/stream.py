@@ -131,8 +131,10 @@ class StreamReader:
             except BaseException:
                 self.subscription.close()
                 raise
-            # The first record says the stream has its reader (docs/formats.md).
+            # The first record says the stream has its reader (docs/formats.md): sent now, before
+            # any chunk can make a newer one replace it.
             self._report(False)
+            self.progress.tick()
         self.next_seq = 0
         self.chunks = 0
         self.bytes = 0
