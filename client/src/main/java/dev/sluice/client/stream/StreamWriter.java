@@ -408,7 +408,7 @@ public final class StreamWriter implements AutoCloseable {
             }
             producer.flush();
             checkFailure();
-            if (taken != numbering.shareBytes()) {
+            if (numbering.isSized() && taken != numbering.shareBytes()) {
                 throw new IllegalStateException(
                         "stream "
                                 + key
