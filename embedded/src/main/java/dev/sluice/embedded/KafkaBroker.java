@@ -20,10 +20,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -120,19 +123,59 @@ public final class KafkaBroker implements AutoCloseable {
      * errors.
      */
     public void createTopic(String name, int partitions) {
+        withAdmin(
+                "creating topic " + name,
+                admin -> {
+                    admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                            .all()
+                            .get(30, TimeUnit.SECONDS);
+                    awaitLocalLogs(admin, name, partitions);
+                    return null;
+                });
+    }
+
+    /** The records written to {@code topic} so far: the sum of its partitions' end offsets. */
+    public long records(String topic) {
+        return withAdmin(
+                "reading the end offsets of " + topic,
+                admin -> {
+                    Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(topic)
+                            .partitions()
+                            .forEach(
+                                    p ->
+                                            latest.put(
+                                                    new TopicPartition(topic, p.partition()),
+                                                    OffsetSpec.latest()));
+                    return admin
+                            .listOffsets(latest)
+                            .all()
+                            .get(30, TimeUnit.SECONDS)
+                            .values()
+                            .stream()
+                            .mapToLong(ListOffsetsResultInfo::offset)
+                            .sum();
+                });
+    }
+
+    /** What an {@link Admin} of this broker is asked. */
+    private interface AdminCall<T> {
+        T call(Admin admin) throws InterruptedException, ExecutionException, TimeoutException;
+    }
+
+    private <T> T withAdmin(String what, AdminCall<T> call) {
         try (Admin admin = Admin.create(clientProperties())) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            awaitLocalLogs(admin, name, partitions);
+            return call.call(admin);
         } catch (ExecutionException e) {
-            throw new IllegalStateException(
-                    "creating topic " + name + " failed: " + e.getCause(), e.getCause());
+            throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating topic " + name, e);
+            throw new IllegalStateException("interrupted while " + what, e);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("creating topic " + name + " timed out", e);
+            throw new IllegalStateException(what + " timed out", e);
         }
     }
 

@@ -35,9 +35,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -224,20 +221,7 @@ class ConstantSpeedIT {
 
     /** The chunk records written to a stream's output location: the sum of its end offsets. */
     private static long chunksWritten(StreamSpec stream) {
-        String topic = ChunkTopics.forOutputLocation(stream.outputLocation());
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(
-                        KAFKA.broker().clientProperties(),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            return consumer.endOffsets(partitions).values().stream()
-                    .mapToLong(Long::longValue)
-                    .sum();
-        }
+        return KAFKA.broker().records(ChunkTopics.forOutputLocation(stream.outputLocation()));
     }
 
     @Test
