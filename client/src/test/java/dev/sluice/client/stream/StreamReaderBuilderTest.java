@@ -161,51 +161,32 @@ class StreamReaderBuilderTest {
         // A rate of its own: this reader's share of a task at that rate, 1 MiB / 2 / 1 MB/s.
         assertThat(cyanFromJob().share(0, 2).pacing(1_000_000).check().startDelayNanos())
                 .isEqualTo(524_288_000L);
-        // The example: B/8 at 1.5 MB/s in 4 MiB tasks, 2.8 s.
-        JobSpec b8 =
-                new JobSpec(
-                        "b8",
-                        List.of(),
-                        new GeneratorSpec("com.example.Gen", Map.of()),
-                        4 << 20,
-                        List.of(
-                                new StreamSpec(
-                                        "cyan",
-                                        "printer-1",
-                                        new SplitRule.Channel("cyan"),
-                                        100_000_000,
-                                        OptionalLong.of(1_500_000),
-                                        256 << 10)));
-        assertThat(
-                        StreamReader.builder(BROKERD, b8, "cyan")
-                                .partitions(1)
-                                .check()
-                                .startDelayNanos())
-                .isEqualTo(2_796_202_667L);
+        // docs/stream-reader.md's example: B/8 at 1.5 MB/s in 4 MiB tasks, 2.8 s.
+        assertThat(startDelayOfCyan(4 << 20, 100_000_000, 1_500_000)).isEqualTo(2_796_202_667L);
     }
 
     @Test
     void aStreamShorterThanATaskIsOneTask() {
-        JobSpec small =
+        assertThat(startDelayOfCyan(1 << 20, 400_000, 4_000_000)).isEqualTo(100_000_000L);
+    }
+
+    /** The derived start delay of a job's one paced stream of 256 KiB chunks. */
+    private static long startDelayOfCyan(long taskSize, long streamSize, long rate) {
+        JobSpec job =
                 new JobSpec(
-                        "small",
+                        "one-stream",
                         List.of(),
                         new GeneratorSpec("com.example.Gen", Map.of()),
-                        1 << 20,
+                        taskSize,
                         List.of(
                                 new StreamSpec(
                                         "cyan",
                                         "printer-1",
                                         new SplitRule.Channel("cyan"),
-                                        400_000,
-                                        OptionalLong.of(4_000_000),
+                                        streamSize,
+                                        OptionalLong.of(rate),
                                         256 << 10)));
-        assertThat(
-                        StreamReader.builder(BROKERD, small, "cyan")
-                                .partitions(1)
-                                .check()
-                                .startDelayNanos())
-                .isEqualTo(100_000_000L);
+        return StreamReader.builder(BROKERD, job, "cyan").partitions(1).check().startDelayNanos();
     }
 
     @Test
