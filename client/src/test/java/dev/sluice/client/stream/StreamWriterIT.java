@@ -28,9 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -260,7 +257,7 @@ class StreamWriterIT {
                             });
             assertThatThrownBy(() -> blocked.get(500, TimeUnit.MILLISECONDS))
                     .isInstanceOf(TimeoutException.class);
-            assertThat(records(topic)).as("nothing sent while blocked").isEqualTo(4);
+            assertThat(KAFKA.broker().records(topic)).as("nothing sent while blocked").isEqualTo(4);
 
             // The reader reads on: its progress frees the first chunks, the publish goes.
             Read first = read(reader, 0, 2);
@@ -371,14 +368,14 @@ class StreamWriterIT {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("share 0 of 2 is 5904 bytes, 4196 were written");
         // What was written was sent: task 0's four chunks and the part chunk of task 2.
-        assertThat(records("sluice.chunks." + location)).isEqualTo(5);
+        assertThat(KAFKA.broker().records("sluice.chunks." + location)).isEqualTo(5);
     }
 
     /** Waits until the topic holds {@code count} records, all partitions. */
     private static void awaitRecords(String topic, long count) {
         long deadline = System.nanoTime() + WAIT.toNanos();
         long seen;
-        while ((seen = records(topic)) < count) {
+        while ((seen = KAFKA.broker().records(topic)) < count) {
             if (System.nanoTime() - deadline > 0) {
                 fail("%s: %d records, not %d, within %s", topic, seen, count, WAIT);
             }
@@ -388,21 +385,6 @@ class StreamWriterIT {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
             }
-        }
-    }
-
-    /** The records on the topic: the sum of its partitions' end offsets. */
-    private static long records(String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(
-                        KAFKA.broker().clientProperties(),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            return consumer.endOffsets(partitions).values().stream().mapToLong(l -> l).sum();
         }
     }
 }
