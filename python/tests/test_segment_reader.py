@@ -136,3 +136,18 @@ def test_the_arrow_c_stream_interface_hands_over_the_rows(writers):
             assert table.to_batches()[0].equals(batch.record_batch)
     finally:
         reader.close()
+
+
+def test_polars_and_duckdb_read_a_batch_through_the_arrow_c_stream(writers):
+    polars = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    writer = writers("records", count=10, size=10, batch=10, slots=2)
+    reader = SegmentReader(writer.path)
+    try:
+        with next_batch(reader) as batch:
+            frame = polars.DataFrame(batch)
+            assert frame.shape == (10, 6)
+            assert frame["offset"].to_list() == list(range(10))
+            assert duckdb.sql('select count(*), sum("offset") from batch').fetchall() == [(10, 45)]
+    finally:
+        reader.close()
