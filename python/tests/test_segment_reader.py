@@ -47,14 +47,17 @@ def test_reads_every_row_through_more_objects_than_slots_released_by_with(writer
     writer = writers(kind, count=300, size=100, batch=16, slots=4)
     reader = SegmentReader(writer.path)
     checker = Checker(300)
+    # Kept, so that only the with blocks, not the garbage collector, can give the slots back.
+    read = []
     try:
         while True:
-            batch = next_batch(reader, cls)
+            batch = next_batch(reader, cls, timeout=5.0)
             if batch is None:
                 break
             with batch:
                 assert batch.num_rows == batch.record_batch.num_rows
                 checker.check(reader.header.object_kind, batch.record_batch)
+            read.append(batch)
     finally:
         reader.close()
     totals = writer.totals()

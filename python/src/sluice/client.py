@@ -303,8 +303,7 @@ class Subscription:
 
     def _released(self, slot: int, generation: int, object_id: int) -> None:
         try:
-            if not self.reader.closed:
-                self.reader.release(slot, generation)
+            self.reader.release(slot, generation)
         except SegmentError as e:
             # Possibly on the garbage collector's thread: the poller raises it.
             self.release_failure = e

@@ -553,6 +553,8 @@ class SegmentReader:
         s = self.segment
         offset = s.descriptor(slot) + D_STATE_WORD
         with self.lock:
+            if self.closed:
+                return  # the lane is CLOSED: the writer takes its slots back itself
             while True:
                 state = s.u64[offset // 8]
                 if state >> 32 != generation or not state & self.lane_bit:
