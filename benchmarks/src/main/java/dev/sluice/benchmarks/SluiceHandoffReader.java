@@ -2,27 +2,23 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.client.segment.ArrowBatchReader;
 import dev.sluice.client.segment.SegmentObject;
-import dev.sluice.client.segment.SegmentReader;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * The Java side of the Sluice handoff: reads a segment to its end through {@link SegmentReader} and
- * {@link ArrowBatchReader}, zero-copy, and touches every record: its Kafka offset (one long per
- * record) and every byte of its value.
+ * The Java side of the Sluice handoff: reads a segment to its end ({@link MeasuredSegmentRead},
+ * zero-copy) and touches every record: its Kafka offset (one long per record) and every byte of its
+ * value.
  *
- * <p>Arguments: segment name, warm-up records. The measured window starts at the object whose first
- * offset is the warm-up count (the writer ends an object there) and ends after the last release.
+ * <p>Arguments: segment name, warm-up records.
  */
 public final class SluiceHandoffReader {
     private SluiceHandoffReader() {}
 
     /** Reads objects and keeps the tally: records, value bytes, and the digest of both columns. */
-    private static final class Tally {
+    private static final class Tally implements MeasuredSegmentRead.ObjectTask {
         private final VectorSchemaRoot root;
         private final ArrowBatchReader batches;
         private final BigIntVector offsets;
@@ -40,7 +36,8 @@ public final class SluiceHandoffReader {
             this.values = (VarBinaryVector) root.getVector("value");
         }
 
-        void read(SegmentObject object) throws Exception {
+        @Override
+        public void read(SegmentObject object) throws Exception {
             batches.load(object);
             int rows = root.getRowCount();
             // The offsets are little-endian longs back to back: their sum is Probe.sum's.
@@ -56,45 +53,22 @@ public final class SluiceHandoffReader {
             bytes += length;
             object.release();
         }
+
+        @Override
+        public void resetCounts() {
+            records = 0;
+            bytes = 0;
+        }
+
+        @Override
+        public String result() {
+            return "records=" + records + " bytes=" + bytes + " checksum=" + checksum;
+        }
     }
 
     public static void main(String[] args) throws Exception {
         String segment = args[0];
         long warmup = Long.parseLong(args[1]);
-        long startNanos;
-        long cpuStart;
-        Tally tally;
-        try (BufferAllocator allocator = new RootAllocator();
-                SegmentReader reader = SegmentReader.open(segment);
-                ArrowBatchReader batches = new ArrowBatchReader(reader.schema(), allocator)) {
-            tally = new Tally(batches);
-            // The warm-up ends here, outside Tally.read: a branch in the hot code taken for the
-            // first time at the boundary would make the JIT drop that code mid-measurement.
-            SegmentObject object;
-            while ((object = reader.take()) != null && object.firstOffset() != warmup) {
-                tally.read(object);
-            }
-            if (object == null) {
-                throw new IllegalStateException("the stream ended before record " + warmup);
-            }
-            startNanos = System.nanoTime();
-            cpuStart = Probe.processCpuNanos();
-            tally.records = 0;
-            tally.bytes = 0;
-            do {
-                tally.read(object);
-            } while ((object = reader.take()) != null);
-        }
-        long endNanos = System.nanoTime();
-        Probe.report(
-                startNanos,
-                endNanos,
-                Probe.processCpuNanos() - cpuStart,
-                "records="
-                        + tally.records
-                        + " bytes="
-                        + tally.bytes
-                        + " checksum="
-                        + tally.checksum);
+        MeasuredSegmentRead.run(segment, warmup, batches -> new Tally(batches));
     }
 }
