@@ -1,5 +1,6 @@
 package dev.sluice.client.brokerd;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.protocol.Mode;
 import dev.sluice.client.protocol.PartitionStart;
@@ -223,7 +224,7 @@ public final class SubscriptionRequest {
                 throw new IllegalArgumentException(
                         "partitions: none given; name some, or ask for localLeaders()");
             }
-            if (slotCount < 1 || slotCount > 65536) {
+            if (!Limits.isSlotCount(slotCount)) {
                 throw new IllegalArgumentException("slot count " + slotCount + ": 1 to 65536");
             }
             if (maxOpenBatches < 1 || maxOpenBatches > slotCount) {

@@ -1,5 +1,6 @@
 package dev.sluice.client.job;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,7 +14,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -191,9 +191,6 @@ public final class JobClient implements AutoCloseable {
     @PublicEvolving
     public static final class Builder {
 
-        /** Kafka's own rule for topic names. */
-        private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
-
         private String bootstrapServers;
         private String jobsTopic = DEFAULT_JOBS_TOPIC;
         private String statusTopic = DEFAULT_STATUS_TOPIC;
@@ -256,10 +253,7 @@ public final class JobClient implements AutoCloseable {
         }
 
         private static void checkTopic(String what, String topic) {
-            if (topic == null
-                    || !TOPIC.matcher(topic).matches()
-                    || topic.equals(".")
-                    || topic.equals("..")) {
+            if (!Limits.isTopicName(topic)) {
                 throw new IllegalArgumentException(
                         what
                                 + " must be a Kafka topic name ([A-Za-z0-9._-], 1 to 249), got '"

@@ -1,6 +1,6 @@
 package dev.sluice.client.job;
 
-import java.util.regex.Pattern;
+import dev.sluice.client.Limits;
 
 /**
  * The one naming rule of the job model. Ids and names travel in Kafka headers, keys and file names
@@ -8,15 +8,13 @@ import java.util.regex.Pattern;
  */
 final class Names {
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
-
     private Names() {}
 
     static String check(String path, String value) {
         if (value == null) {
             throw new JobSpecException(path, "is required");
         }
-        if (!NAME.matcher(value).matches()) {
+        if (!Limits.isName(value)) {
             throw new JobSpecException(
                     path, "must be 1 to 128 characters of [A-Za-z0-9._-], got '" + value + "'");
         }

@@ -1,5 +1,6 @@
 package dev.sluice.client.protocol;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.segment.ObjectKind;
 import java.nio.ByteBuffer;
@@ -48,14 +49,11 @@ public final class ControlCodec {
     // A stream start: next_seq, then job and stream of at least one byte each.
     private static final int MIN_STREAM_START_SIZE = 8 + 3 + 3;
     private static final int PARTITION_SIZE = 4;
-    private static final int MAX_SLOTS = 65536;
     private static final long MIN_SLOT_SIZE = 256;
     private static final long SLOT_ALIGNMENT = 64;
     // The segment's own bound: one Java mapping holds at most 2^31 - 1 bytes.
     private static final long MAX_SLOT_SIZE = (1L << 31) - SLOT_ALIGNMENT;
-    private static final int MAX_TOPIC_LENGTH = 249; // Kafka's own limit
     private static final int MAX_GROUP_ID_LENGTH = 255;
-    private static final int MAX_JOB_FILTER_LENGTH = 128; // a job id
     private static final int MAX_SEGMENT_NAME_LENGTH = 255;
     private static final int MAX_SCHEMA_LENGTH = 65536;
     private static final int MAX_SEGMENT_DIR_LENGTH = 4095; // PATH_MAX less its NUL
@@ -263,7 +261,7 @@ public final class ControlCodec {
      */
     private static Subscribe decodeSubscribe(WireReader in, int version) throws ProtocolException {
         long slotCount = in.u32("slot_count");
-        if (slotCount < 1 || slotCount > MAX_SLOTS) {
+        if (!Limits.isSlotCount(slotCount)) {
             throw new ProtocolException("slot_count", slotCount, "expected 1 to 65536");
         }
         long flags = in.u32("flags");
@@ -310,14 +308,14 @@ public final class ControlCodec {
             partitions.add(entry);
         }
         String topic = in.str16("topic");
-        checkName("topic", topic, 1, MAX_TOPIC_LENGTH);
+        checkName("topic", topic, 1, Limits.MAX_TOPIC_NAME_LENGTH);
         String groupId = in.str16("group_id");
         if (utf8Length(groupId) > MAX_GROUP_ID_LENGTH) {
             throw new ProtocolException(
                     "group_id", WireReader.quote(groupId), "expected at most 255 bytes");
         }
         String jobFilter = in.str16("job_filter");
-        checkName("job_filter", jobFilter, 0, MAX_JOB_FILTER_LENGTH);
+        checkName("job_filter", jobFilter, 0, Limits.MAX_NAME_LENGTH);
         if (mode == Mode.RECORDS && !jobFilter.isEmpty()) {
             throw new ProtocolException(
                     "job_filter", WireReader.quote(jobFilter), "must be empty in mode RECORDS");
@@ -333,9 +331,9 @@ public final class ControlCodec {
             String at = "streams[" + i + "].";
             long nextSeq = in.u64(at + "next_seq");
             String job = in.str16(at + "job");
-            checkName(at + "job", job, 1, MAX_JOB_FILTER_LENGTH);
+            checkName(at + "job", job, 1, Limits.MAX_NAME_LENGTH);
             String stream = in.str16(at + "stream");
-            checkName(at + "stream", stream, 1, MAX_JOB_FILTER_LENGTH);
+            checkName(at + "stream", stream, 1, Limits.MAX_NAME_LENGTH);
             if (!seenStreams.add(List.of(job, stream))) {
                 throw new ProtocolException(
                         at + "stream", WireReader.quote(stream), "repeated for job " + job);
@@ -452,9 +450,9 @@ public final class ControlCodec {
         }
         long waitedNanos = in.u64("waited_ns");
         String job = in.str16("job");
-        checkName("job", job, 1, MAX_JOB_FILTER_LENGTH);
+        checkName("job", job, 1, Limits.MAX_NAME_LENGTH);
         String stream = in.str16("stream");
-        checkName("stream", stream, 1, MAX_JOB_FILTER_LENGTH);
+        checkName("stream", stream, 1, Limits.MAX_NAME_LENGTH);
         return new StreamGap(subscriptionId, missingFrom, missingTo, waitedNanos, job, stream);
     }
 
@@ -528,15 +526,7 @@ public final class ControlCodec {
                     field, WireReader.quote(name), "expected " + min + " to " + max + " bytes");
         }
         for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean allowed =
-                    (c >= 'A' && c <= 'Z')
-                            || (c >= 'a' && c <= 'z')
-                            || (c >= '0' && c <= '9')
-                            || c == '.'
-                            || c == '_'
-                            || c == '-';
-            if (!allowed) {
+            if (!Limits.isNameCharacter(name.charAt(i))) {
                 throw new ProtocolException(
                         field, WireReader.quote(name), "only [A-Za-z0-9._-] is allowed");
             }

@@ -1,5 +1,6 @@
 package dev.sluice.client.segment;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,7 +23,6 @@ final class SegmentLayout {
     static final int PAGE = 4096;
     static final int MIN_FILE_SIZE = PAGE;
     static final int MAX_LANES = 31;
-    static final int MAX_SLOTS = 65536;
     static final int MIN_SLOT_SIZE = 256;
 
     /** Header {@code flags} bit 0: every slot carries a CRC32C. */
@@ -165,7 +165,7 @@ final class SegmentLayout {
                     "only bit 0 (CHECKSUMS) is defined");
         }
         long slotCount = Integer.toUnsignedLong(b.getInt(H_SLOT_COUNT));
-        if (slotCount < 1 || slotCount > MAX_SLOTS) {
+        if (!Limits.isSlotCount(slotCount)) {
             throw new SegmentFormatException("slot_count", slotCount, "must be 1 to 65536");
         }
         long laneCount = Integer.toUnsignedLong(b.getInt(H_LANE_COUNT));

@@ -2,6 +2,7 @@ package dev.sluice.client.segment;
 
 import static dev.sluice.client.segment.SegmentLayout.*;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -161,7 +162,7 @@ public final class SegmentWriter implements AutoCloseable {
          */
         public SegmentWriter create() throws IOException {
             Objects.requireNonNull(objectKind, "objectKind");
-            if (slotCount < 1 || slotCount > MAX_SLOTS) {
+            if (!Limits.isSlotCount(slotCount)) {
                 throw new IllegalArgumentException("slot count must be 1 to 65536: " + slotCount);
             }
             if (laneCount < 1 || laneCount > MAX_LANES) {

@@ -1,5 +1,6 @@
 package dev.sluice.client.stream;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -7,7 +8,6 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Pattern;
 
 /**
  * The bytes of a {@link DeliveryProgress} record on the progress topic (docs/formats.md, "Delivery
@@ -31,8 +31,6 @@ public final class DeliveryProgressCodec {
 
     /** Bytes before the names. */
     static final int FIXED_SIZE = 24;
-
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     private DeliveryProgressCodec() {}
 
@@ -187,7 +185,7 @@ public final class DeliveryProgressCodec {
     }
 
     static void checkName(String field, String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
+        if (!Limits.isName(name)) {
             throw new IllegalArgumentException(
                     field + " = " + name + ": 1 to 128 characters of [A-Za-z0-9._-]");
         }

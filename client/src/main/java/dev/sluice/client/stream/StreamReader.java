@@ -1,5 +1,6 @@
 package dev.sluice.client.stream;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.SubscriptionRequest;
@@ -14,7 +15,6 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -225,7 +225,6 @@ public final class StreamReader implements AutoCloseable {
      */
     @PublicEvolving
     public static final class Builder {
-        private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
         private static final int DEFAULT_SLOT_COUNT = 16;
         private static final long DEFAULT_HEAP_BUFFER_BYTES = 256L << 20;
         // Room for a chunk's Arrow IPC framing and its job and stream names beside the payload.
@@ -597,10 +596,7 @@ public final class StreamReader implements AutoCloseable {
         }
 
         private static void checkTopic(String what, String name) {
-            if (name == null
-                    || !TOPIC.matcher(name).matches()
-                    || name.equals(".")
-                    || name.equals("..")) {
+            if (!Limits.isTopicName(name)) {
                 throw new IllegalArgumentException(
                         what
                                 + ": must be a Kafka topic name ([A-Za-z0-9._-], 1 to 249), got '"

@@ -1,10 +1,10 @@
 package dev.sluice.client.write;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.stream.ChunkTopics;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -28,7 +28,6 @@ public final class ChunkRecords {
     public static final String EOS = "sluice.eos";
 
     private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     private ChunkRecords() {}
 
@@ -146,7 +145,7 @@ public final class ChunkRecords {
     }
 
     private static void checkName(String job, String stream, long seq, String field, String value) {
-        if (!NAME.matcher(value).matches()) {
+        if (!Limits.isName(value)) {
             throw new IllegalArgumentException(
                     "chunk "
                             + job

@@ -1,5 +1,6 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.write.ChunkProducerSettings;
@@ -8,7 +9,6 @@ import dev.sluice.client.write.ProgressListener;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.regex.Pattern;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.kafka.clients.CommonClientConfigs;
 
@@ -23,8 +23,6 @@ public final class SluiceSinkBuilder {
     /** The formula's upper bound on a stream's in-flight bytes unless configured: 256 MiB. */
     public static final long DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM =
             InFlightAccounting.DEFAULT_MAX_BYTES_PER_STREAM;
-
-    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
     private final Properties producer = new Properties();
     private final Properties consumer = new Properties();
@@ -115,7 +113,7 @@ public final class SluiceSinkBuilder {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
         }
         Properties producerProps = ChunkProducerSettings.checked(producer);
-        if (!TOPIC.matcher(progressTopic).matches()) {
+        if (!Limits.isTopicName(progressTopic)) {
             throw new IllegalStateException(
                     "progress topic '"
                             + progressTopic

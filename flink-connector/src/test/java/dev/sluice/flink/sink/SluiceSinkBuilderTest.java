@@ -109,6 +109,8 @@ class SluiceSinkBuilderTest {
         assertRefused(builder().setProperty("compression.type", "zip"), "compression.type");
         assertRefused(builder().setProgressTopic("no topic"), "progress topic 'no topic'");
         assertRefused(builder().setProgressTopic(""), "progress topic ''");
+        // Kafka's own rule: "." and ".." are no topic names although their characters are allowed.
+        assertRefused(builder().setProgressTopic(".."), "progress topic '..'");
         assertRefused(builder().setInFlightBytesPerStream(0), "in-flight bytes per stream");
         assertRefused(builder().setMaxTaskSizeBytes(0), "max task size");
         assertRefused(builder().setMaxTaskSizeBytes((1L << 30) + 1), "max task size");
