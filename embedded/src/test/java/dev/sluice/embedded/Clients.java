@@ -1,5 +1,6 @@
 package dev.sluice.embedded;
 
+import dev.sluice.embedded.junit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,10 +39,13 @@ final class Clients {
                             .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (records.size() < expected && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
+            Await.until(
+                    expected + " records of " + topic + " are read",
+                    Duration.ofSeconds(60),
+                    () -> {
+                        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                        return records.size() >= expected;
+                    });
         }
         return records;
     }

@@ -2,6 +2,7 @@ package dev.sluice.client.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.embedded.junit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -80,7 +81,7 @@ class DoorbellTest {
             CompletableFuture<SegmentObject> polled =
                     async(() -> reader.poll(Duration.ofSeconds(30)));
             MappedSegment view = MappedSegment.open(writer.path(), false);
-            TestWait.until(
+            Await.until(
                     "the reader parks",
                     Duration.ofSeconds(5),
                     () -> view.readerWaiting(reader.lane()) == 1);
@@ -106,8 +107,7 @@ class DoorbellTest {
             CompletableFuture<WritableSlot> claimed =
                     async(() -> writer.claim(Duration.ofSeconds(30)));
             MappedSegment view = MappedSegment.open(writer.path(), false);
-            TestWait.until(
-                    "the writer parks", Duration.ofSeconds(5), () -> view.writerWaiting() == 1);
+            Await.until("the writer parks", Duration.ofSeconds(5), () -> view.writerWaiting() == 1);
 
             held.release();
             assertThat(claimed.get(PROMPT_SECONDS, TimeUnit.SECONDS)).isNotNull();

@@ -2,6 +2,7 @@ package dev.sluice.client.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.embedded.junit.Await;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,8 +34,7 @@ class HeartbeatTest {
                         },
                         LIVENESS);
         assertThat(Heartbeat.running()).isEqualTo(2);
-        TestWait.until(
-                "the second beats on the shared thread", TIMEOUT, () -> beating.get() != null);
+        Await.until("the second beats on the shared thread", TIMEOUT, () -> beating.get() != null);
         Thread thread = beating.get();
         assertThat(thread.getName()).isEqualTo("sluice-segment-heartbeat");
         assertThat(thread.isDaemon()).isTrue();
@@ -42,7 +42,7 @@ class HeartbeatTest {
         first.close();
         first.close(); // idempotent: counts once
         int before = secondBeats.get();
-        TestWait.until("the second goes on beating", TIMEOUT, () -> secondBeats.get() > before + 2);
+        Await.until("the second goes on beating", TIMEOUT, () -> secondBeats.get() > before + 2);
         int stopped = firstBeats.get();
         assertThat(thread.isAlive()).isTrue();
 
@@ -54,7 +54,7 @@ class HeartbeatTest {
 
         AtomicReference<Thread> again = new AtomicReference<>();
         try (Heartbeat third = Heartbeat.start(() -> again.set(Thread.currentThread()), LIVENESS)) {
-            TestWait.until(
+            Await.until(
                     "a new thread beats",
                     TIMEOUT,
                     () -> again.get() != null && again.get() != Thread.currentThread());

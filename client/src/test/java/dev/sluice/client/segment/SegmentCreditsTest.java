@@ -2,6 +2,7 @@ package dev.sluice.client.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.embedded.junit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,8 +112,7 @@ class SegmentCreditsTest {
                             },
                             threads);
             MappedSegment view = MappedSegment.open(writer.path(), false);
-            TestWait.until(
-                    "the writer parks", Duration.ofSeconds(5), () -> view.writerWaiting() == 1);
+            Await.until("the writer parks", Duration.ofSeconds(5), () -> view.writerWaiting() == 1);
             assertThat(claim).isNotDone();
 
             SegmentObject first = reader.poll(Duration.ofSeconds(5));

@@ -3,6 +3,7 @@ package dev.sluice.client.segment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.embedded.junit.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class SegmentCrossProcessIT {
                         "--wait-readers",
                         "1");
         Path path = SegmentLayout.resolve(name);
-        TestWait.until(
+        Await.until(
                 "the tool creates " + path,
                 PROCESS_TIMEOUT,
                 () -> Files.exists(path) || !writer.isAlive());
@@ -133,7 +134,7 @@ class SegmentCrossProcessIT {
                         "--wait-readers",
                         "1");
         Path path = SegmentLayout.resolve(name);
-        TestWait.until(
+        Await.until(
                 "the tool creates " + path,
                 PROCESS_TIMEOUT,
                 () -> Files.exists(path) || !writer.isAlive());

@@ -2,6 +2,7 @@ package dev.sluice.client.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.embedded.junit.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +75,7 @@ class SegmentWraparoundIT {
                         "--wait-readers",
                         "1");
         Path path = SegmentLayout.resolve(name);
-        TestWait.until(
+        Await.until(
                 "the tool creates " + path,
                 SegmentTool.PROCESS_TIMEOUT,
                 () -> Files.exists(path) || !writer.isAlive());

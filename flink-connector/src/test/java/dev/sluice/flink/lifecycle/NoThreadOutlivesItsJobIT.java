@@ -19,6 +19,7 @@ import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.thread.SluiceThreads;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.generation.GenerationSource;
@@ -47,7 +48,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
@@ -149,12 +149,14 @@ class NoThreadOutlivesItsJobIT {
                     chunks++;
                 }
             }
-            waitUntil(
+            Await.until(
                     "the source job holds its operator with records seen",
+                    WAIT,
                     () -> UserCodeLoaders.RECORDS.get() >= HOLD_AFTER_RECORDS);
             // Each kind of thread Sluice starts runs now, so the test covers them all.
-            waitUntil(
+            Await.until(
                     "every kind of Sluice thread runs",
+                    WAIT,
                     () ->
                             threadKinds(newSluiceThreads(before))
                                     .containsAll(
@@ -442,15 +444,5 @@ class NoThreadOutlivesItsJobIT {
                         })
                 .map(t -> t.getName() + " (" + t.getContextClassLoader() + ")")
                 .collect(Collectors.joining(", "));
-    }
-
-    private static void waitUntil(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out after %s waiting until %s", WAIT, what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
 import dev.sluice.client.write.ChunkRecords;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -130,15 +130,6 @@ class SluiceSinkWriterTest {
                 });
     }
 
-    private static void waitUntil(String what, BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waiting until " + what).isNegative();
-            TimeUnit.MILLISECONDS.sleep(5);
-        }
-    }
-
     @Test
     void aWriteAtTheShareWaitsInTheMailboxUntilProgressFreesRoom() throws Exception {
         // A cap of 8 KiB over 2 writers: this one may hold 4 KiB of a stream.
@@ -149,14 +140,14 @@ class SluiceSinkWriterTest {
         assertThat(writer.bytesInFlightGauge()).isEqualTo(4096);
 
         Future<?> fifth = write(chunk(4, 1024));
-        waitUntil("the fifth chunk waits", writer::isWaiting);
+        Await.until("the fifth chunk waits", WAIT, writer::isWaiting);
         assertThat(fifth).isNotDone();
         assertThat(producer.history()).hasSize(4);
 
         // Progress of another stream, then an old one of this stream: still no room.
         publish(new DeliveryProgress("job-1", "magenta", 0, 1, 10, 10240, false));
         publish(new DeliveryProgress("job-1", "cyan", 0, 1, -1, 0, false));
-        waitUntil("both records are applied", () -> writer.progressApplied() == 2);
+        Await.until("both records are applied", WAIT, () -> writer.progressApplied() == 2);
         assertThat(fifth).isNotDone();
         assertThat(writer.isWaiting()).isTrue();
 
@@ -193,7 +184,7 @@ class SluiceSinkWriterTest {
         write(chunk(7, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(producer.errorNext(new KafkaException("broker says no"))).isTrue();
         // The failure reaches the task through a mail even if no write comes.
-        waitUntil("a failure mail is posted", () -> !mailbox.mails.isEmpty());
+        Await.until("a failure mail is posted", WAIT, () -> !mailbox.mails.isEmpty());
         Future<?> mail =
                 taskThread.submit(
                         () -> {
@@ -274,7 +265,7 @@ class SluiceSinkWriterTest {
         open(builder().setInFlightBytesPerStream(100), 1, true);
         write(chunk(0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         Future<?> second = write(chunk(1, 100));
-        waitUntil("the second chunk waits", writer::isWaiting);
+        Await.until("the second chunk waits", WAIT, writer::isWaiting);
         consumer.add(new ConsumerRecord<>(PROGRESS, 0, progressOffset++, new byte[1], new byte[3]));
         publish(new DeliveryProgress("job-1", "cyan", 0, 1, 0, 100, false));
         second.get(WAIT.toSeconds(), TimeUnit.SECONDS);

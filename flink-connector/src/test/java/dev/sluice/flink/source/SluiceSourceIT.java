@@ -3,6 +3,7 @@ package dev.sluice.flink.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
@@ -20,7 +21,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -111,15 +111,6 @@ class SluiceSourceIT {
         return sum;
     }
 
-    private static void waitUntil(String what, BooleanSupplier condition)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting until " + what).isLessThan(deadline);
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
-    }
-
     private static Set<String> collectAll(StreamExecutionEnvironment env, SluiceSource<String> src)
             throws Exception {
         Set<String> seen = new HashSet<>();
@@ -157,8 +148,9 @@ class SluiceSourceIT {
                         .returns(Types.STRING)
                         .executeAndCollect();
         try (results) {
-            waitUntil(
+            Await.until(
                     "the daemon pauses the partitions",
+                    WAIT,
                     () -> {
                         try {
                             return metric("sluice_paused_partitions", null) > 0;
@@ -391,8 +383,9 @@ class SluiceSourceIT {
                             count / 2L,
                             new TopicPartition(topic, 1),
                             count / 2L);
-            waitUntil(
+            Await.until(
                     "the group's offsets reach the end",
+                    WAIT,
                     () -> {
                         try {
                             Map<TopicPartition, OffsetAndMetadata> committed =
