@@ -18,6 +18,25 @@ struct sluice_reader_s {
 
 namespace {
 
+// Report casts a StatusCode into its sluice_err_t: every code is pinned to its twin, so that a
+// renumbered or inserted one on either side fails the build instead of misreporting.
+constexpr bool Twins(sluice::StatusCode code, sluice_err_t err) {
+  return static_cast<int>(code) == static_cast<int>(err);
+}
+static_assert(Twins(sluice::StatusCode::kOk, SLUICE_OK));
+static_assert(Twins(sluice::StatusCode::kInvalidArgument, SLUICE_ERR_INVALID_ARGUMENT));
+static_assert(Twins(sluice::StatusCode::kIoError, SLUICE_ERR_IO));
+static_assert(Twins(sluice::StatusCode::kCorrupt, SLUICE_ERR_CORRUPT));
+static_assert(Twins(sluice::StatusCode::kTimedOut, SLUICE_ERR_TIMED_OUT));
+static_assert(Twins(sluice::StatusCode::kEndOfStream, SLUICE_ERR_END_OF_STREAM));
+static_assert(Twins(sluice::StatusCode::kWriterDead, SLUICE_ERR_WRITER_DEAD));
+static_assert(Twins(sluice::StatusCode::kEvicted, SLUICE_ERR_EVICTED));
+static_assert(Twins(sluice::StatusCode::kNoFreeLane, SLUICE_ERR_NO_FREE_LANE));
+static_assert(Twins(sluice::StatusCode::kTooLarge, SLUICE_ERR_TOO_LARGE));
+static_assert(Twins(sluice::StatusCode::kInvalidState, SLUICE_ERR_INVALID_STATE));
+static_assert(Twins(sluice::StatusCode::kAlreadyExists, SLUICE_ERR_ALREADY_EXISTS));
+static_assert(Twins(sluice::StatusCode::kNoSpace, SLUICE_ERR_NO_SPACE));
+
 thread_local std::string last_error;
 
 sluice_err_t Report(const sluice::Status& status) {
