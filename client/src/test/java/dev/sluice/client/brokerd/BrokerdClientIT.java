@@ -7,6 +7,7 @@ import dev.sluice.client.protocol.ErrorCode;
 import dev.sluice.client.protocol.PartitionStart;
 import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -118,23 +119,23 @@ class BrokerdClientIT {
             throws IOException {
         List<String> values = new ArrayList<>();
         Map<Integer, Long> next = new HashMap<>();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (values.size() < count && System.nanoTime() < deadline) {
-            try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
-                if (batch == null) {
-                    continue;
-                }
-                for (int row = 0; row < batch.rowCount(); row++) {
-                    int partition = batch.partition(row);
-                    long offset = batch.offset(row);
-                    assertThat(offset)
-                            .as("partition %d in order, nothing twice", partition)
-                            .isGreaterThanOrEqualTo(next.getOrDefault(partition, 0L));
-                    next.put(partition, offset + 1);
-                    values.add(text(batch.value(row)));
-                }
-            }
-        }
+        Await.until(
+                count + " records are read",
+                WAIT,
+                () -> {
+                    try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                        for (int row = 0; batch != null && row < batch.rowCount(); row++) {
+                            int partition = batch.partition(row);
+                            long offset = batch.offset(row);
+                            assertThat(offset)
+                                    .as("partition %d in order, nothing twice", partition)
+                                    .isGreaterThanOrEqualTo(next.getOrDefault(partition, 0L));
+                            next.put(partition, offset + 1);
+                            values.add(text(batch.value(row)));
+                        }
+                    }
+                    return values.size() >= count;
+                });
         return values;
     }
 
@@ -160,26 +161,29 @@ class BrokerdClientIT {
         try (RecordsSubscription subscription = everyPartitionFromTheStart(daemon, topic)) {
             assertThat(subscription.partitions()).hasSize(PARTITIONS);
             List<String> values = new ArrayList<>();
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (values.size() < 2000 && System.nanoTime() < deadline) {
-                try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
-                    for (int row = 0; batch != null && row < batch.rowCount(); row++) {
-                        String value = text(batch.value(row));
-                        String n = value.substring("value-".length());
-                        assertThat(text(batch.key(row))).isEqualTo("k" + n);
-                        assertThat(batch.headers(row))
-                                .singleElement()
-                                .satisfies(
-                                        h -> {
-                                            assertThat(h.key()).isEqualTo("n");
-                                            assertThat(text(h.value())).isEqualTo(n);
-                                        });
-                        assertThat(batch.partition(row))
-                                .isEqualTo(Integer.parseInt(n) % PARTITIONS);
-                        values.add(value);
-                    }
-                }
-            }
+            Await.until(
+                    "2000 records are read",
+                    WAIT,
+                    () -> {
+                        try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                            for (int row = 0; batch != null && row < batch.rowCount(); row++) {
+                                String value = text(batch.value(row));
+                                String n = value.substring("value-".length());
+                                assertThat(text(batch.key(row))).isEqualTo("k" + n);
+                                assertThat(batch.headers(row))
+                                        .singleElement()
+                                        .satisfies(
+                                                h -> {
+                                                    assertThat(h.key()).isEqualTo("n");
+                                                    assertThat(text(h.value())).isEqualTo(n);
+                                                });
+                                assertThat(batch.partition(row))
+                                        .isEqualTo(Integer.parseInt(n) % PARTITIONS);
+                                values.add(value);
+                            }
+                        }
+                        return values.size() >= 2000;
+                    });
             assertThat(values).containsExactlyInAnyOrderElementsOf(expected(0, 2000));
             assertThat(subscription.positions().values().stream().mapToLong(Long::longValue).sum())
                     .isEqualTo(2000);
@@ -260,18 +264,16 @@ class BrokerdClientIT {
                                         .slots(8, 4096)
                                         .maxOpenBatches(2)
                                         .build())) {
-            RecordBatch first = null;
-            RecordBatch second = null;
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (second == null && System.nanoTime() < deadline) {
-                RecordBatch batch = subscription.poll(Duration.ofMillis(200));
-                if (first == null) {
-                    first = batch;
-                } else {
-                    second = batch;
-                }
-            }
-            assertThat(second).as("two batches polled").isNotNull();
+            RecordBatch first =
+                    Await.untilNonNull(
+                            "a first batch is polled",
+                            WAIT,
+                            () -> subscription.poll(Duration.ofMillis(200)));
+            RecordBatch second =
+                    Await.untilNonNull(
+                            "a second batch is polled while the first is open",
+                            WAIT,
+                            () -> subscription.poll(Duration.ofMillis(200)));
             assertThat(second.root()).isNotSameAs(first.root());
             long firstEnd = first.offset(first.rowCount() - 1);
             assertThat(second.offset(0)).isEqualTo(firstEnd + 1);
@@ -411,11 +413,13 @@ class BrokerdClientIT {
                             Stream.iterate(1, i -> i < 400, i -> i + 2)
                                     .map(i -> "value-" + i)
                                     .toList());
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!Files.readString(daemon.logFile()).contains("pid=" + holder.pid() + " reason=")
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(20); // the daemon's log is a file: nothing announces a new line
-            }
+            // The daemon's log is a file: nothing announces a new line.
+            Await.until(
+                    "the daemon logs why pid " + holder.pid() + " left",
+                    WAIT,
+                    () ->
+                            Files.readString(daemon.logFile())
+                                    .contains("pid=" + holder.pid() + " reason="));
             assertThat(Files.readString(daemon.logFile()))
                     .contains("event=peer_disconnected pid=" + holder.pid());
         } finally {
@@ -485,12 +489,17 @@ class BrokerdClientIT {
                                         .slots(4, 4096)
                                         .build())) {
             assertThatThrownBy(
-                            () -> {
-                                long deadline = System.nanoTime() + WAIT.toNanos();
-                                while (System.nanoTime() < deadline) {
-                                    assertThat(subscription.poll(Duration.ofMillis(200))).isNull();
-                                }
-                            })
+                            () ->
+                                    Await.until(
+                                            "the daemon refuses the record",
+                                            WAIT,
+                                            () -> {
+                                                assertThat(
+                                                                subscription.poll(
+                                                                        Duration.ofMillis(200)))
+                                                        .isNull();
+                                                return false;
+                                            }))
                     .isInstanceOfSatisfying(
                             BrokerdException.class,
                             e -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -121,17 +122,17 @@ class BrokerdIsolationIT {
     /** The values of the next {@code count} records, waiting up to {@link #WAIT} for them. */
     private static List<String> read(RecordsSubscription subscription, int count) throws Exception {
         List<String> values = new ArrayList<>();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (values.size() < count && System.nanoTime() < deadline) {
-            try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
-                if (batch == null) {
-                    continue;
-                }
-                for (int row = 0; row < batch.rowCount(); row++) {
-                    values.add(new String(batch.value(row), StandardCharsets.UTF_8));
-                }
-            }
-        }
+        Await.until(
+                count + " records are read",
+                WAIT,
+                () -> {
+                    try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                        for (int row = 0; batch != null && row < batch.rowCount(); row++) {
+                            values.add(new String(batch.value(row), StandardCharsets.UTF_8));
+                        }
+                    }
+                    return values.size() >= count;
+                });
         return values;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -89,42 +91,49 @@ class ChunkStreamsIT {
             ChunkSubscription subscription, Map<String, List<Long>> seen, int count)
             throws IOException {
         Set<String> ended = new HashSet<>();
-        int read = 0;
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (read < count && ended.size() < STREAMS.size() && System.nanoTime() < deadline) {
-            try (ChunkBatch batch = subscription.poll(Duration.ofMillis(200))) {
-                for (int i = 0; batch != null && i < batch.chunkCount(); i++, read++) {
-                    assertThat(batch.job(i)).isEqualTo("job-7");
-                    List<Long> seqs = seen.computeIfAbsent(batch.stream(i), s -> new ArrayList<>());
-                    assertThat(batch.seq(i))
-                            .as(batch.stream(i) + " in order")
-                            .isEqualTo(seqs.size());
-                    assertThat(new String(batch.payload(i), StandardCharsets.UTF_8))
-                            .isEqualTo(batch.stream(i) + "-" + batch.seq(i));
-                    seqs.add(batch.seq(i));
-                    if (batch.isEndOfStream(i)) {
-                        ended.add(batch.stream(i));
+        AtomicInteger read = new AtomicInteger();
+        Await.until(
+                count + " chunks are read or every stream ends",
+                WAIT,
+                () -> {
+                    try (ChunkBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                        for (int i = 0;
+                                batch != null && i < batch.chunkCount();
+                                i++, read.incrementAndGet()) {
+                            assertThat(batch.job(i)).isEqualTo("job-7");
+                            List<Long> seqs =
+                                    seen.computeIfAbsent(batch.stream(i), s -> new ArrayList<>());
+                            assertThat(batch.seq(i))
+                                    .as(batch.stream(i) + " in order")
+                                    .isEqualTo(seqs.size());
+                            assertThat(new String(batch.payload(i), StandardCharsets.UTF_8))
+                                    .isEqualTo(batch.stream(i) + "-" + batch.seq(i));
+                            seqs.add(batch.seq(i));
+                            if (batch.isEndOfStream(i)) {
+                                ended.add(batch.stream(i));
+                            }
+                        }
                     }
-                }
-            }
-        }
+                    return read.get() >= count || ended.size() >= STREAMS.size();
+                });
         return seen;
     }
 
     /** The daemon commits between pump rounds: wait until the group has offsets. */
     private static void awaitCommitted(String topic, String group) throws Exception {
         try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (admin
-                    .listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata()
-                    .get()
-                    .keySet()
-                    .stream()
-                    .noneMatch(p -> p.topic().equals(topic))) {
-                assertThat(System.nanoTime()).as("offsets committed in time").isLessThan(deadline);
-                Thread.sleep(20); // the group's offsets announce nothing: look again
-            }
+            // The group's offsets announce nothing: look again and again.
+            Await.until(
+                    group + " has committed offsets of " + topic,
+                    WAIT,
+                    () ->
+                            admin
+                                    .listConsumerGroupOffsets(group)
+                                    .partitionsToOffsetAndMetadata()
+                                    .get()
+                                    .keySet()
+                                    .stream()
+                                    .anyMatch(p -> p.topic().equals(topic)));
         }
     }
 

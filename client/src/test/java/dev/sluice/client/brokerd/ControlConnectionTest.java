@@ -1,11 +1,11 @@
 package dev.sluice.client.brokerd;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.sluice.client.protocol.ControlCodec;
 import dev.sluice.client.protocol.Frame;
 import dev.sluice.client.protocol.StreamGap;
+import dev.sluice.embedded.junit.Await;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -63,15 +63,12 @@ class ControlConnectionTest {
                 // docs/formats.md, STREAM_GAP: request id 0, in version 3.
                 accepted.write(ByteBuffer.wrap(ControlCodec.encode(new Frame(0, gap, 3))));
 
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                StreamGap received;
-                while ((received = connection.nextStreamGap()) == null) {
-                    if (System.nanoTime() - deadline > 0) {
-                        fail("the STREAM_GAP did not reach the connection's queue in 10 s");
-                    }
-                    // Polled: the reader thread queues it, and nothing wakes this one.
-                    Thread.sleep(1);
-                }
+                // Polled: the reader thread queues it, and nothing wakes this one.
+                StreamGap received =
+                        Await.untilNonNull(
+                                "the STREAM_GAP reaches the connection's queue",
+                                Duration.ofSeconds(10),
+                                connection::nextStreamGap);
                 assertThat(received).isEqualTo(gap);
                 assertThat(connection.nextStreamGap()).as("taken once").isNull();
                 assertThat(connection.isOpen()).isTrue();

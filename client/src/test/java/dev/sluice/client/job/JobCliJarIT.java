@@ -3,6 +3,7 @@ package dev.sluice.client.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.File;
 import java.io.IOException;
@@ -216,14 +217,16 @@ class JobCliJarIT {
             TopicPartition partition = new TopicPartition(topic, 0);
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (System.nanoTime() - deadline < 0) {
-                for (ConsumerRecord<byte[], byte[]> record :
-                        consumer.poll(Duration.ofMillis(200))) {
-                    return record;
-                }
-            }
+            return Await.untilNonNull(
+                    "a record is on " + topic,
+                    WAIT,
+                    () -> {
+                        for (ConsumerRecord<byte[], byte[]> record :
+                                consumer.poll(Duration.ofMillis(200))) {
+                            return record;
+                        }
+                        return null;
+                    });
         }
-        return fail("no record on %s in %s", topic, WAIT);
     }
 }

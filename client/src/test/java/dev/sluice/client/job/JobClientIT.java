@@ -2,8 +2,8 @@ package dev.sluice.client.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -164,13 +164,13 @@ class JobClientIT {
 
         try (JobCommandReader reader =
                 new JobCommandReader(assignedFromStart(jobsTopic), malformed::add)) {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (commands.isEmpty()) {
-                if (System.nanoTime() > deadline) {
-                    fail("no valid command read in %s", WAIT);
-                }
-                commands.addAll(reader.poll(Duration.ofMillis(200)));
-            }
+            Await.until(
+                    "a valid command is read",
+                    WAIT,
+                    () -> {
+                        commands.addAll(reader.poll(Duration.ofMillis(200)));
+                        return !commands.isEmpty();
+                    });
             assertThat(reader.malformedCount()).isEqualTo(2);
         }
 
@@ -317,13 +317,13 @@ class JobClientIT {
     private static List<ConsumerRecord<byte[], byte[]>> readRecords(String topic, int count) {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = assignedFromStart(topic)) {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (records.size() < count) {
-                if (System.nanoTime() > deadline) {
-                    fail("read %d of %d records of %s in %s", records.size(), count, topic, WAIT);
-                }
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
+            Await.until(
+                    count + " records of " + topic + " are read",
+                    WAIT,
+                    () -> {
+                        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                        return records.size() >= count;
+                    });
         }
         return records;
     }

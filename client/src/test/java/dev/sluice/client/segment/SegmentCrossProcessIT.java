@@ -144,20 +144,23 @@ class SegmentCrossProcessIT {
             first.release();
             writer.destroyForcibly().waitFor(PROCESS_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 
-            long deadline =
-                    System.nanoTime()
-                            + reader.header().livenessTimeoutNanos()
-                            + PROCESS_TIMEOUT.toNanos();
+            Duration deathNoticed =
+                    Duration.ofNanos(reader.header().livenessTimeoutNanos()).plus(PROCESS_TIMEOUT);
             assertThatThrownBy(
-                            () -> {
-                                // What was published before the kill is still delivered.
-                                while (System.nanoTime() < deadline) {
-                                    SegmentObject object = reader.poll(Duration.ofSeconds(1));
-                                    if (object != null) {
-                                        object.release();
-                                    }
-                                }
-                            })
+                            () ->
+                                    Await.until(
+                                            "the reader finds the killed writer dead",
+                                            deathNoticed,
+                                            () -> {
+                                                // What was published before the kill is still
+                                                // delivered.
+                                                SegmentObject object =
+                                                        reader.poll(Duration.ofSeconds(1));
+                                                if (object != null) {
+                                                    object.release();
+                                                }
+                                                return false;
+                                            }))
                     .isInstanceOf(WriterDeadException.class);
         }
     }

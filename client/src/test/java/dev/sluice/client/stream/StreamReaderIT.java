@@ -9,6 +9,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
 import dev.sluice.embedded.BrokerdProcess;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
@@ -30,7 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -137,27 +138,29 @@ class StreamReaderIT {
     /** Reads until {@code count} more chunks came or the stream ended. */
     private static List<Long> read(StreamReader reader, int size, int count, List<Long> seqs)
             throws IOException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        for (int read = 0; read < count && !reader.isEndOfStream(); ) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("%s did not end within %s; got %s", reader.stream(), WAIT, seqs);
-            }
-            try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
-                if (chunk == null) {
-                    continue;
-                }
-                ByteBuffer view = chunk.payload();
-                // Zero-copy: the slot's memory, not a heap copy.
-                assertThat(view.isDirect()).isTrue();
-                byte[] bytes = new byte[view.remaining()];
-                view.get(bytes);
-                assertThat(bytes)
-                        .as("payload of %s #%d", reader.stream(), chunk.seq())
-                        .isEqualTo(payload(reader.stream(), chunk.seq(), size));
-                seqs.add(chunk.seq());
-                read++;
-            }
-        }
+        int before = seqs.size();
+        Await.until(
+                () -> reader.stream() + " ends or " + count + " more chunks come; got " + seqs,
+                WAIT,
+                () -> {
+                    if (seqs.size() - before >= count || reader.isEndOfStream()) {
+                        return true;
+                    }
+                    try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
+                        if (chunk != null) {
+                            ByteBuffer view = chunk.payload();
+                            // Zero-copy: the slot's memory, not a heap copy.
+                            assertThat(view.isDirect()).isTrue();
+                            byte[] bytes = new byte[view.remaining()];
+                            view.get(bytes);
+                            assertThat(bytes)
+                                    .as("payload of %s #%d", reader.stream(), chunk.seq())
+                                    .isEqualTo(payload(reader.stream(), chunk.seq(), size));
+                            seqs.add(chunk.seq());
+                        }
+                    }
+                    return false;
+                });
         return seqs;
     }
 
@@ -256,15 +259,19 @@ class StreamReaderIT {
             KafkaConsumer<byte[], byte[]> consumer,
             List<DeliveryProgress> progress,
             Predicate<DeliveryProgress> until) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (progress.isEmpty() || !until.test(progress.get(progress.size() - 1))) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("no matching progress within %s; got %s", WAIT, progress);
-            }
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
-            }
-        }
+        Await.until(
+                () -> "the latest progress matches; got " + progress,
+                WAIT,
+                () -> {
+                    if (!progress.isEmpty() && until.test(progress.get(progress.size() - 1))) {
+                        return true;
+                    }
+                    for (ConsumerRecord<byte[], byte[]> record :
+                            consumer.poll(Duration.ofMillis(100))) {
+                        progress.add(DeliveryProgressCodec.decode(record.key(), record.value()));
+                    }
+                    return false;
+                });
     }
 
     @Test
@@ -312,14 +319,20 @@ class StreamReaderIT {
                                         StreamReader.builder(brokerd, spec, "magenta")
                                                 .partitions(PARTITIONS)
                                                 .openSimple()) {
-                                    long deadline = System.nanoTime() + WAIT.toNanos();
-                                    while (!reader.isClosed()) {
-                                        assertThat(System.nanoTime() - deadline).isNegative();
-                                        byte[] payload = reader.poll(Duration.ofMillis(500));
-                                        if (payload != null) {
-                                            payloads.add(payload);
-                                        }
-                                    }
+                                    Await.until(
+                                            "magenta's reader closes at the stream's end",
+                                            WAIT,
+                                            () -> {
+                                                if (reader.isClosed()) {
+                                                    return true;
+                                                }
+                                                byte[] payload =
+                                                        reader.poll(Duration.ofMillis(500));
+                                                if (payload != null) {
+                                                    payloads.add(payload);
+                                                }
+                                                return false;
+                                            });
                                     assertThat(reader.poll(Duration.ZERO)).isNull();
                                 }
                                 return payloads;
@@ -700,21 +713,20 @@ class StreamReaderIT {
                                 URI.create(
                                         "http://" + BROKERD.daemon().metricsAddress() + "/metrics"))
                         .build();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        long published = 0;
-        while (published < count) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("%d of %d records of %s published within %s", published, count, topic, WAIT);
-            }
-            String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = RECORDS_OUT.matcher(body);
-            while (m.find()) {
-                if (m.group(1).equals(topic)) {
-                    published = Long.parseLong(m.group(2));
-                }
-            }
-            // The metrics announce nothing: look again shortly.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        AtomicLong published = new AtomicLong();
+        // The metrics announce nothing: look again and again.
+        Await.until(
+                () -> count + " records of " + topic + " are published, not " + published,
+                WAIT,
+                () -> {
+                    String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+                    Matcher m = RECORDS_OUT.matcher(body);
+                    while (m.find()) {
+                        if (m.group(1).equals(topic)) {
+                            published.set(Long.parseLong(m.group(2)));
+                        }
+                    }
+                    return published.get() >= count;
+                });
     }
 }

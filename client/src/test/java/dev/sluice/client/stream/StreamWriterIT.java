@@ -2,13 +2,13 @@ package dev.sluice.client.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
@@ -95,26 +95,31 @@ class StreamWriterIT {
     private static Read read(StreamReader reader, long offset, int count) throws IOException {
         List<Long> seqs = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
-        long at = offset;
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (seqs.size() < count && !reader.isEndOfStream()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("%s: no end within %s after %s", reader.stream(), WAIT, seqs);
-            }
-            try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
-                if (chunk == null) {
-                    continue;
-                }
-                byte[] bytes = chunk.copyPayload();
-                assertThat(bytes)
-                        .as("chunk %d at stream offset %d", chunk.seq(), at)
-                        .isEqualTo(content(at, bytes.length));
-                seqs.add(chunk.seq());
-                sizes.add(bytes.length);
-                at += bytes.length;
-            }
-        }
-        return new Read(seqs, sizes, at - offset, reader.isEndOfStream());
+        Await.until(
+                () -> reader.stream() + " ends or " + count + " chunks come; got " + seqs,
+                WAIT,
+                () -> {
+                    if (seqs.size() >= count || reader.isEndOfStream()) {
+                        return true;
+                    }
+                    try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
+                        if (chunk != null) {
+                            long at = offset + sum(sizes);
+                            byte[] bytes = chunk.copyPayload();
+                            assertThat(bytes)
+                                    .as("chunk %d at stream offset %d", chunk.seq(), at)
+                                    .isEqualTo(content(at, bytes.length));
+                            seqs.add(chunk.seq());
+                            sizes.add(bytes.length);
+                        }
+                    }
+                    return false;
+                });
+        return new Read(seqs, sizes, sum(sizes), reader.isEndOfStream());
+    }
+
+    private static long sum(List<Integer> sizes) {
+        return sizes.stream().mapToLong(Integer::longValue).sum();
     }
 
     private static List<Long> seqs(long from, long to) {
@@ -373,18 +378,9 @@ class StreamWriterIT {
 
     /** Waits until the topic holds {@code count} records, all partitions. */
     private static void awaitRecords(String topic, long count) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        long seen;
-        while ((seen = KAFKA.broker().records(topic)) < count) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("%s: %d records, not %d, within %s", topic, seen, count, WAIT);
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        Await.until(
+                () -> topic + " holds " + count + " records, not " + KAFKA.broker().records(topic),
+                WAIT,
+                () -> KAFKA.broker().records(topic) >= count);
     }
 }
