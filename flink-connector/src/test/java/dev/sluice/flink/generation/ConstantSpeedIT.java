@@ -13,10 +13,12 @@ import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.sink.SluiceSink;
 import dev.sluice.flink.sink.SluiceSinkBuilder;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +32,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -155,20 +156,24 @@ class ConstantSpeedIT {
         }
 
         private long readAll(long pauseAfter, CountDownLatch resume) throws Exception {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            long nextSeq = 0;
-            while (!reader.isEndOfStream()) {
-                if (chunks.get() == pauseAfter) {
-                    // Stalled: the reader stays open, so it still sends its progress.
-                    assertThat(resume.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-                    deadline = System.nanoTime() + WAIT.toNanos();
-                }
-                assertThat(System.nanoTime()).as(stream + " ends in time").isLessThan(deadline);
-                StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
-                if (chunk == null) {
-                    continue;
-                }
-                assertThat(chunk.seq()).as(stream + " in order, once").isEqualTo(nextSeq++);
+            Await.until(
+                    stream + " reads its first " + pauseAfter + " chunks",
+                    WAIT,
+                    () -> chunks.get() >= pauseAfter || readNext());
+            // Stalled: the reader stays open, so it still sends its progress.
+            assertThat(resume.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            Await.until(stream + " ends", WAIT, this::readNext);
+            return bytes.get();
+        }
+
+        /** Reads and checks the next chunk if one comes in 200 ms; true at the stream's end. */
+        private boolean readNext() throws IOException {
+            if (reader.isEndOfStream()) {
+                return true;
+            }
+            StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
+            if (chunk != null) {
+                assertThat(chunk.seq()).as(stream + " in order, once").isEqualTo(chunks.get());
                 ByteBuffer payload = chunk.payload();
                 long at = bytes.get();
                 while (payload.hasRemaining()) {
@@ -182,7 +187,7 @@ class ConstantSpeedIT {
                 bytes.set(at);
                 chunks.incrementAndGet();
             }
-            return bytes.get();
+            return false;
         }
     }
 
@@ -211,14 +216,6 @@ class ConstantSpeedIT {
                 .build();
     }
 
-    private static void await(String what, BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
-    }
-
     /** The chunk records written to a stream's output location: the sum of its end offsets. */
     private static long chunksWritten(StreamSpec stream) {
         return KAFKA.broker().records(ChunkTopics.forOutputLocation(stream.outputLocation()));
@@ -238,20 +235,29 @@ class ConstantSpeedIT {
         Reading stalled = new Reading(job, y, stalledAfter, resume);
         try (JobClient jobs = jobClient()) {
             jobs.submit(job);
-            await("y's reader reads its first chunks", () -> stalled.chunks.get() == stalledAfter);
+            Await.until(
+                    "y's reader reads its first chunks",
+                    WAIT,
+                    () -> stalled.chunks.get() == stalledAfter);
 
             // While y stalls, its producer holds at most tasksAheadPerStream undelivered tasks.
             long bound = (stalledAfter / CHUNKS_PER_TASK + TASKS_AHEAD) * CHUNKS_PER_TASK;
-            int samples = 0;
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!paced.reader.isEndOfStream() || samples < 3) {
-                assertThat(System.nanoTime()).as("x ends in time").isLessThan(deadline);
-                assertThat(chunksWritten(y))
-                        .as("y's chunks written while it stalls")
-                        .isLessThanOrEqualTo(bound);
-                samples++;
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
+            AtomicInteger samples = new AtomicInteger();
+            Await.until(
+                    "x ends, y sampled at least 3 times",
+                    WAIT,
+                    () -> {
+                        if (paced.reader.isEndOfStream() && samples.get() >= 3) {
+                            return true;
+                        }
+                        assertThat(chunksWritten(y))
+                                .as("y's chunks written while it stalls")
+                                .isLessThanOrEqualTo(bound);
+                        samples.incrementAndGet();
+                        // Samples 100 ms apart, so that they span the stall, not one instant.
+                        TimeUnit.MILLISECONDS.sleep(100);
+                        return false;
+                    });
             assertThat(paced.length.get(WAIT.toSeconds(), TimeUnit.SECONDS))
                     .isEqualTo(x.sizeBytes());
             assertThat(paced.reader.stats().starvationEvents())

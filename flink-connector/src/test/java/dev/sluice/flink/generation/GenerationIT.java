@@ -11,6 +11,7 @@ import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.sink.SluiceSink;
@@ -24,7 +25,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -107,24 +107,33 @@ class GenerationIT {
     /** As above, counting the chunks read in {@code chunks} as it goes. */
     private static long readAll(StreamReader reader, String stream, AtomicLong chunks)
             throws Exception {
-        long bytes = 0;
-        long nextSeq = 0;
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!reader.isEndOfStream()) {
-            assertThat(System.nanoTime()).as(stream + " ends in time").isLessThan(deadline);
-            StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
-            if (chunk == null) {
-                continue;
-            }
-            assertThat(chunk.seq()).as(stream + " in order, once").isEqualTo(nextSeq++);
-            ByteBuffer payload = chunk.payload();
-            while (payload.hasRemaining()) {
-                assertThat(payload.get()).isEqualTo(PatternGenerator.byteAt(stream, bytes++));
-            }
-            chunk.release();
-            chunks.incrementAndGet();
-        }
-        return bytes;
+        AtomicLong bytes = new AtomicLong();
+        AtomicLong nextSeq = new AtomicLong();
+        Await.until(
+                stream + " ends",
+                WAIT,
+                () -> {
+                    if (reader.isEndOfStream()) {
+                        return true;
+                    }
+                    StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
+                    if (chunk != null) {
+                        assertThat(chunk.seq())
+                                .as(stream + " in order, once")
+                                .isEqualTo(nextSeq.getAndIncrement());
+                        ByteBuffer payload = chunk.payload();
+                        while (payload.hasRemaining()) {
+                            assertThat(payload.get())
+                                    .isEqualTo(
+                                            PatternGenerator.byteAt(
+                                                    stream, bytes.getAndIncrement()));
+                        }
+                        chunk.release();
+                        chunks.incrementAndGet();
+                    }
+                    return false;
+                });
+        return bytes.get();
     }
 
     @Test
@@ -254,11 +263,7 @@ class GenerationIT {
                 lengths.add(readers.submit(() -> readAll(reader, stream.name(), read)));
             }
             jobs.submit(spec);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (read.get() < 40) {
-                assertThat(System.nanoTime()).as("chunks arrive").isLessThan(deadline);
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
+            Await.until("40 chunks arrive", WAIT, () -> read.get() >= 40);
             cluster.terminateTaskManager(0).get();
             cluster.startTaskManager();
 

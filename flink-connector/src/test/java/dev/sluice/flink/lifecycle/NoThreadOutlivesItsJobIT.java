@@ -1,7 +1,6 @@
 package dev.sluice.flink.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.core.JsonFactory;
@@ -47,6 +46,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -140,15 +140,18 @@ class NoThreadOutlivesItsJobIT {
             jobs.awaitStatus(spec.id(), s -> s.state() == JobState.RUNNING, WAIT);
             // A few chunks, then the reader stops reading: the sink's writers fill the stream's
             // cap and wait for progress that does not come.
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            for (int chunks = 0; chunks < 8; ) {
-                assertThat(System.nanoTime()).as("chunks arrive").isLessThan(deadline);
-                StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
-                if (chunk != null) {
-                    chunk.release();
-                    chunks++;
-                }
-            }
+            AtomicInteger chunks = new AtomicInteger();
+            Await.until(
+                    "8 chunks arrive",
+                    WAIT,
+                    () -> {
+                        StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
+                        if (chunk != null) {
+                            chunk.release();
+                            chunks.incrementAndGet();
+                        }
+                        return chunks.get() >= 8;
+                    });
             Await.until(
                     "the source job holds its operator with records seen",
                     WAIT,
@@ -178,15 +181,12 @@ class NoThreadOutlivesItsJobIT {
             UserCodeLoaders.gate.countDown();
         }
 
-        long threadsDeadline = System.nanoTime() + WAIT.toNanos();
-        while (!newSluiceThreads(before).isEmpty()) {
-            if (System.nanoTime() - threadsDeadline > 0) {
-                fail(
-                        "Sluice threads left after their jobs: %s",
-                        describe(newSluiceThreads(before)));
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
+        Await.until(
+                () ->
+                        "no Sluice thread is left after its job; left: "
+                                + describe(newSluiceThreads(before)),
+                WAIT,
+                () -> newSluiceThreads(before).isEmpty());
 
         // Each job had a class loader on each side: the JobManager's deserialized its source (the
         // enumerator, the scheduler and its policy), the TaskManager's its operators. None is the
@@ -198,18 +198,23 @@ class NoThreadOutlivesItsJobIT {
                 .anySatisfy(seen -> assertThat(seen).startsWith("CountingGenerator in"))
                 .anySatisfy(seen -> assertThat(seen).startsWith("GenerationSource in"))
                 .anySatisfy(seen -> assertThat(seen).startsWith("RecordingPolicy in"));
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!UserCodeLoaders.alive().isEmpty()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail(
-                        "user-code class loaders still alive: %s; threads with a user-code"
-                                + " context: %s",
-                        UserCodeLoaders.alive(), threadsWithUserCodeContext());
-            }
-            moveRecordMethodCachesOffTheJobs();
-            System.gc();
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
+        Await.until(
+                () ->
+                        "no user-code class loader is alive; alive: "
+                                + UserCodeLoaders.alive()
+                                + "; threads with a user-code context: "
+                                + threadsWithUserCodeContext(),
+                WAIT,
+                () -> {
+                    if (UserCodeLoaders.alive().isEmpty()) {
+                        return true;
+                    }
+                    moveRecordMethodCachesOffTheJobs();
+                    System.gc();
+                    // A collection is dear: one every 100 ms, not every millisecond.
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                    return false;
+                });
     }
 
     /** A record of the test's own, see below. */

@@ -1,13 +1,13 @@
 package dev.sluice.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.write.ChunkRecords;
+import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.generation.Chunk;
@@ -190,29 +190,32 @@ class SluiceSinkIT {
     private static List<Long> read(StreamReader reader, int count, int fixedSize, CRC32 crc)
             throws IOException {
         List<Long> seqs = new ArrayList<>();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (seqs.size() < count && !reader.isEndOfStream()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("%s: %d of %d chunks within %s", reader.stream(), seqs.size(), count, WAIT);
-            }
-            try (StreamChunk chunk = reader.acquire(Duration.ofMillis(200))) {
-                if (chunk == null) {
-                    continue;
-                }
-                ByteBuffer view = chunk.payload();
-                byte[] bytes = new byte[view.remaining()];
-                view.get(bytes);
-                assertThat(bytes)
-                        .as("payload of %s #%d", reader.stream(), chunk.seq())
-                        .isEqualTo(
-                                payload(
-                                        reader.stream(),
-                                        chunk.seq(),
-                                        size(chunk.seq(), fixedSize)));
-                crc.update(bytes);
-                seqs.add(chunk.seq());
-            }
-        }
+        Await.until(
+                () -> reader.stream() + " ends or " + count + " chunks come; got " + seqs.size(),
+                WAIT,
+                () -> {
+                    if (seqs.size() >= count || reader.isEndOfStream()) {
+                        return true;
+                    }
+                    try (StreamChunk chunk = reader.acquire(Duration.ofMillis(200))) {
+                        if (chunk == null) {
+                            return false;
+                        }
+                        ByteBuffer view = chunk.payload();
+                        byte[] bytes = new byte[view.remaining()];
+                        view.get(bytes);
+                        assertThat(bytes)
+                                .as("payload of %s #%d", reader.stream(), chunk.seq())
+                                .isEqualTo(
+                                        payload(
+                                                reader.stream(),
+                                                chunk.seq(),
+                                                size(chunk.seq(), fixedSize)));
+                        crc.update(bytes);
+                        seqs.add(chunk.seq());
+                    }
+                    return false;
+                });
         return seqs;
     }
 
@@ -329,19 +332,23 @@ class SluiceSinkIT {
 
             // The reader stops acquiring. Generation goes on until each writer holds its part of
             // the cap, and never past the bound on the way.
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (written.getAsLong() != stopsAt || sumGauge(jobId, "streamsWaiting") != 2) {
-                assertThat(written.getAsLong())
-                        .as("chunks on the topic")
-                        .isLessThanOrEqualTo(bound);
-                if (System.nanoTime() - deadline > 0) {
-                    fail(
-                            "generation did not stop at %d chunks within %s: %d on the topic, %d"
+            Await.until(
+                    () ->
+                            "generation stops at "
+                                    + stopsAt
+                                    + " chunks with 2 writers waiting; "
+                                    + written.getAsLong()
+                                    + " on the topic, "
+                                    + sumGauge(jobId, "streamsWaiting")
                                     + " writers waiting",
-                            stopsAt, WAIT, written.getAsLong(), sumGauge(jobId, "streamsWaiting"));
-                }
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
+                    WAIT,
+                    () -> {
+                        assertThat(written.getAsLong())
+                                .as("chunks on the topic")
+                                .isLessThanOrEqualTo(bound);
+                        return written.getAsLong() == stopsAt
+                                && sumGauge(jobId, "streamsWaiting") == 2;
+                    });
             assertThat(sumGauge(jobId, "bytesInFlight")).isEqualTo(cap);
             assertThat(sumGauge(jobId, "inFlightShareBytes")).isEqualTo(cap);
             // And it stays stopped: 50 progress intervals of the reader, nothing more written.
@@ -404,11 +411,16 @@ class SluiceSinkIT {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                assertThat(System.nanoTime() - deadline).as("reading " + topic).isNegative();
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-            }
+            Await.until(
+                    topic + " is read to its end",
+                    WAIT,
+                    () -> {
+                        if (partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p))) {
+                            return true;
+                        }
+                        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                        return false;
+                    });
         }
         return records;
     }
