@@ -9,42 +9,45 @@
 #include <memory>
 #include <string>
 
+#include "gtest_util.h"
+
 namespace {
 
-std::shared_ptr<arrow::RecordBatch> MakeBatch() {
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> MakeBatch() {
   arrow::Int64Builder offsets;
   arrow::BinaryBuilder values;
   for (int64_t i = 0; i < 1000; ++i) {
-    EXPECT_TRUE(offsets.Append(i).ok());
+    ARROW_RETURN_NOT_OK(offsets.Append(i));
     const std::string value = "value-" + std::to_string(i);
-    EXPECT_TRUE(values.Append(value).ok());
+    ARROW_RETURN_NOT_OK(values.Append(value));
   }
   auto schema = arrow::schema(
       {arrow::field("offset", arrow::int64(), false), arrow::field("value", arrow::binary())});
-  return arrow::RecordBatch::Make(schema, 1000,
-                                  {offsets.Finish().ValueOrDie(), values.Finish().ValueOrDie()});
+  ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto value_array, values.Finish());
+  return arrow::RecordBatch::Make(schema, 1000, {offset_array, value_array});
 }
 
 TEST(ArrowIpc, RecordBatchRoundTripsThroughABuffer) {
-  const auto batch = MakeBatch();
+  ASSERT_OK_AND_ASSIGN(const auto batch, MakeBatch());
 
-  auto sink = arrow::io::BufferOutputStream::Create().ValueOrDie();
-  auto writer = arrow::ipc::MakeStreamWriter(sink, batch->schema()).ValueOrDie();
-  ASSERT_TRUE(writer->WriteRecordBatch(*batch).ok());
-  ASSERT_TRUE(writer->Close().ok());
-  const auto buffer = sink->Finish().ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto sink, arrow::io::BufferOutputStream::Create());
+  ASSERT_OK_AND_ASSIGN(auto writer, arrow::ipc::MakeStreamWriter(sink, batch->schema()));
+  ASSERT_OK(writer->WriteRecordBatch(*batch));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(const auto buffer, sink->Finish());
 
   auto source = std::make_shared<arrow::io::BufferReader>(buffer);
-  auto reader = arrow::ipc::RecordBatchStreamReader::Open(source).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto reader, arrow::ipc::RecordBatchStreamReader::Open(source));
   std::shared_ptr<arrow::RecordBatch> read;
-  ASSERT_TRUE(reader->ReadNext(&read).ok());
+  ASSERT_OK(reader->ReadNext(&read));
   ASSERT_NE(read, nullptr);
   EXPECT_TRUE(read->Equals(*batch));
   EXPECT_EQ(std::static_pointer_cast<arrow::BinaryArray>(read->column(1))->GetString(999),
             "value-999");
 
   std::shared_ptr<arrow::RecordBatch> end;
-  ASSERT_TRUE(reader->ReadNext(&end).ok());
+  ASSERT_OK(reader->ReadNext(&end));
   EXPECT_EQ(end, nullptr);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "content_rule.h"
+#include "gtest_util.h"
 #include "sluice/schemas.h"
 
 namespace sluice {
@@ -24,33 +25,32 @@ struct Slot {
   std::vector<uint64_t> words;
 };
 
-// Reads the message in slot[0, length) with stock Arrow, over a Buffer wrapping the memory.
-std::shared_ptr<arrow::RecordBatch> ReadWithArrow(const uint8_t* data, size_t length,
-                                                  const std::shared_ptr<arrow::Schema>& schema) {
+// Reads the message in slot[0, length) with stock Arrow, over a Buffer wrapping the memory, and
+// validates it in full.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadWithArrow(
+    const uint8_t* data, size_t length, const std::shared_ptr<arrow::Schema>& schema) {
   arrow::io::BufferReader reader(
       std::make_shared<arrow::Buffer>(data, static_cast<int64_t>(length)));
-  auto message = arrow::ipc::ReadMessage(&reader).ValueOrDie();
-  EXPECT_NE(message, nullptr);
+  ARROW_ASSIGN_OR_RAISE(auto message, arrow::ipc::ReadMessage(&reader));
+  if (message == nullptr) return arrow::Status::Invalid("no message in the slot");
   arrow::ipc::DictionaryMemo memo;
-  auto batch =
-      arrow::ipc::ReadRecordBatch(*message, schema, &memo, arrow::ipc::IpcReadOptions::Defaults())
-          .ValueOrDie();
-  EXPECT_TRUE(batch->ValidateFull().ok());
+  ARROW_ASSIGN_OR_RAISE(
+      auto batch,
+      arrow::ipc::ReadRecordBatch(*message, schema, &memo, arrow::ipc::IpcReadOptions::Defaults()));
+  ARROW_RETURN_NOT_OK(batch->ValidateFull());
   return batch;
 }
 
 // The body Arrow's own writer produces for `batch`.
-std::shared_ptr<arrow::Buffer> ArrowBody(const arrow::RecordBatch& batch) {
+arrow::Result<std::shared_ptr<arrow::Buffer>> ArrowBody(const arrow::RecordBatch& batch) {
   arrow::ipc::IpcPayload payload;
-  EXPECT_TRUE(
-      arrow::ipc::GetRecordBatchPayload(batch, arrow::ipc::IpcWriteOptions::Defaults(), &payload)
-          .ok());
-  auto out = arrow::io::BufferOutputStream::Create().ValueOrDie();
+  ARROW_RETURN_NOT_OK(
+      arrow::ipc::GetRecordBatchPayload(batch, arrow::ipc::IpcWriteOptions::Defaults(), &payload));
+  ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::BufferOutputStream::Create());
   int32_t metadata_length = 0;
-  EXPECT_TRUE(arrow::ipc::WriteIpcPayload(payload, arrow::ipc::IpcWriteOptions::Defaults(),
-                                          out.get(), &metadata_length)
-                  .ok());
-  auto whole = out->Finish().ValueOrDie();
+  ARROW_RETURN_NOT_OK(arrow::ipc::WriteIpcPayload(payload, arrow::ipc::IpcWriteOptions::Defaults(),
+                                                  out.get(), &metadata_length));
+  ARROW_ASSIGN_OR_RAISE(auto whole, out->Finish());
   return arrow::SliceBuffer(whole, metadata_length);
 }
 
@@ -66,7 +66,7 @@ TEST(RecordsBatchBuilder, StockArrowReadsItZeroCopy) {
   const size_t expected = builder.EncodedSize();
   Slot slot(64 * 1024);
   auto encoded = builder.Finish(slot.data(), slot.size());
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   EXPECT_EQ(encoded->length, expected);
   EXPECT_EQ(encoded->record_count, 20u);
   EXPECT_EQ(encoded->partition, -1);  // i % 4 spans partitions
@@ -74,18 +74,18 @@ TEST(RecordsBatchBuilder, StockArrowReadsItZeroCopy) {
   EXPECT_EQ(encoded->last_offset, 19);
   EXPECT_EQ(builder.num_rows(), 0u);
 
-  auto batch = ReadWithArrow(slot.data(), encoded->length, RecordsSchema());
+  ASSERT_OK_AND_ASSIGN(auto batch, ReadWithArrow(slot.data(), encoded->length, RecordsSchema()));
   ASSERT_EQ(batch->num_rows(), 20);
   EXPECT_TRUE(batch->schema()->Equals(*RecordsSchema()));
   content::Verifier verifier(ObjectKind::kRecords);
-  EXPECT_TRUE(verifier.Add(*batch).ok());
+  EXPECT_OK(verifier.Add(*batch));
   EXPECT_EQ(verifier.rows(), 20u);
   // Zero-copy: the values Arrow hands out are the slot's bytes.
   const auto& values = static_cast<const arrow::BinaryArray&>(*batch->column(4));
   EXPECT_TRUE(Within(values.value_data()->data(), slot.data(), encoded->length));
 
   // The body is byte for byte what Arrow's writer makes of the same batch.
-  const auto body = ArrowBody(*batch);
+  ASSERT_OK_AND_ASSIGN(const auto body, ArrowBody(*batch));
   ASSERT_LE(static_cast<size_t>(body->size()), encoded->length);
   const size_t body_start = encoded->length - static_cast<size_t>(body->size());
   EXPECT_EQ(std::memcmp(slot.data() + body_start, body->data(), body->size()), 0);
@@ -98,11 +98,11 @@ TEST(RecordsBatchBuilder, OnePartitionIsReportedAndNullsSurvive) {
   builder.Add({3, 101, 6, "key", "", {}});
   Slot slot(4096);
   auto encoded = builder.Finish(slot.data(), slot.size());
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   EXPECT_EQ(encoded->partition, 3);
   EXPECT_EQ(encoded->first_offset, 100);
   EXPECT_EQ(encoded->last_offset, 101);
-  auto batch = ReadWithArrow(slot.data(), encoded->length, RecordsSchema());
+  ASSERT_OK_AND_ASSIGN(auto batch, ReadWithArrow(slot.data(), encoded->length, RecordsSchema()));
   EXPECT_TRUE(batch->column(3)->IsNull(0));
   EXPECT_TRUE(batch->column(4)->IsNull(0));
   EXPECT_EQ(static_cast<const arrow::BinaryArray&>(*batch->column(3)).GetView(1), "key");
@@ -119,14 +119,14 @@ TEST(ChunksBatchBuilder, StockArrowReadsItWithArrowsOwnBody) {
   Slot slot(8192);
   const size_t expected = builder.EncodedSize();
   auto encoded = builder.Finish(slot.data(), slot.size());
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   EXPECT_EQ(encoded->length, expected);
   EXPECT_EQ(encoded->partition, -1);
-  auto batch = ReadWithArrow(slot.data(), encoded->length, ChunksSchema());
+  ASSERT_OK_AND_ASSIGN(auto batch, ReadWithArrow(slot.data(), encoded->length, ChunksSchema()));
   content::Verifier verifier(ObjectKind::kChunks);
-  EXPECT_TRUE(verifier.Add(*batch).ok());
-  EXPECT_TRUE(verifier.Finish().ok());
-  const auto body = ArrowBody(*batch);
+  EXPECT_OK(verifier.Add(*batch));
+  EXPECT_OK(verifier.Finish());
+  ASSERT_OK_AND_ASSIGN(const auto body, ArrowBody(*batch));
   const size_t body_start = encoded->length - static_cast<size_t>(body->size());
   EXPECT_EQ(std::memcmp(slot.data() + body_start, body->data(), body->size()), 0);
 }
@@ -144,13 +144,13 @@ TEST(ChunksBatchBuilder, StreamingStoresWriteTheSameMessage) {
     }
     Slot& slot = slots.emplace_back(64 << 10);
     auto encoded = builder.Finish(slot.data(), slot.size(), stores);
-    ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+    ASSERT_OK(encoded);
     lengths.push_back(encoded->length);
   }
   ASSERT_EQ(lengths[0], lengths[1]);
   EXPECT_EQ(std::memcmp(slots[0].data(), slots[1].data(), lengths[0]), 0);
-  auto batch = ReadWithArrow(slots[1].data(), lengths[1], ChunksSchema());
-  const auto body = ArrowBody(*batch);
+  ASSERT_OK_AND_ASSIGN(auto batch, ReadWithArrow(slots[1].data(), lengths[1], ChunksSchema()));
+  ASSERT_OK_AND_ASSIGN(const auto body, ArrowBody(*batch));
   EXPECT_EQ(std::memcmp(slots[1].data() + lengths[1] - static_cast<size_t>(body->size()),
                         body->data(), body->size()),
             0);

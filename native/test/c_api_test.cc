@@ -34,7 +34,7 @@ TEST(CApi, WriteReadReleaseAndEnd) {
   EXPECT_EQ(capacity, 8192u);
   ChunksBatchBuilder builder;
   builder.Add({"job-1", "s0", 0, true, "payload"});
-  auto encoded = builder.Finish(static_cast<uint8_t*>(buffer), capacity).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto encoded, builder.Finish(static_cast<uint8_t*>(buffer), capacity));
   uint64_t id = 99;
   ASSERT_EQ(sluice_writer_publish(writer, encoded.length, 1, 7, 10, 10, &id), SLUICE_OK);
   EXPECT_EQ(id, 0u);

@@ -21,7 +21,7 @@ std::string BellPath(const testing::ScopedName& name) { return name.path() + ".b
 
 TEST(Doorbell, TheSocketIsOwnerOnly) {
   testing::ScopedName name("bell-mode");
-  auto server = DoorbellServer::Listen(BellPath(name), 2).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 2));
   struct stat info {};
   ASSERT_EQ(stat(BellPath(name).c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u);
@@ -29,8 +29,8 @@ TEST(Doorbell, TheSocketIsOwnerOnly) {
 
 TEST(Doorbell, ARingWakesTheWriterAndTheReader) {
   testing::ScopedName name("bell-ring");
-  auto server = DoorbellServer::Listen(BellPath(name), 2).MoveValue();
-  auto client = DoorbellClient::Connect(BellPath(name), 1).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 2));
+  ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 1));
   ASSERT_TRUE(client.connected());
 
   // Writer parked: the reader's ring ends its wait well before the timeout.
@@ -50,8 +50,8 @@ TEST(Doorbell, ARingWakesTheWriterAndTheReader) {
 
 TEST(Doorbell, TheWriterAcceptsAConnectionWhenItFirstRingsItsLane) {
   testing::ScopedName name("bell-lazy");
-  auto server = DoorbellServer::Listen(BellPath(name), 4).MoveValue();
-  auto client = DoorbellClient::Connect(BellPath(name), 3).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 4));
+  ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 3));
   server.Ring(3);  // no Wait before: Ring accepts the pending connection itself
   const auto start = Clock::now();
   EXPECT_TRUE(client.Wait(10s));
@@ -60,9 +60,9 @@ TEST(Doorbell, TheWriterAcceptsAConnectionWhenItFirstRingsItsLane) {
 
 TEST(Doorbell, AReaderSeesTheWriterHangUp) {
   testing::ScopedName name("bell-gone");
-  auto server =
-      std::make_unique<DoorbellServer>(DoorbellServer::Listen(BellPath(name), 1).MoveValue());
-  auto client = DoorbellClient::Connect(BellPath(name), 0).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto listening, DoorbellServer::Listen(BellPath(name), 1));
+  auto server = std::make_unique<DoorbellServer>(std::move(listening));
+  ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 0));
   server->Ring(0);
   server.reset();
   EXPECT_NE(access(BellPath(name).c_str(), F_OK), 0) << "the socket file is unlinked";
@@ -80,8 +80,8 @@ TEST(Doorbell, ConnectingWithoutADoorbellFails) {
 
 TEST(Doorbell, ALaneOutOfRangeIsDropped) {
   testing::ScopedName name("bell-range");
-  auto server = DoorbellServer::Listen(BellPath(name), 1).MoveValue();
-  auto client = DoorbellClient::Connect(BellPath(name), 5).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 1));
+  ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 5));
   server.Wait(1s);  // accepts, reads lane 5, closes
   EXPECT_FALSE(client.Wait(5s)) << "the server hung up on a lane it does not have";
 }

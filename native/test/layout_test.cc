@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "gtest_util.h"
+
 namespace sluice {
 namespace {
 
@@ -98,7 +100,7 @@ TEST(Layout, DerivedSizesFollowTheFormulas) {
   EXPECT_EQ(layout::LaneSize(1), 256u);  // align64(200)
 
   auto planned = SegmentLayout::Plan(5, 3, 1024, 400);
-  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  ASSERT_OK(planned);
   EXPECT_EQ(planned->header_size, 4096u);
   EXPECT_EQ(planned->lane_table_offset, 4096u);
   EXPECT_EQ(planned->descriptor_table_offset, 4096u + 3 * 256);

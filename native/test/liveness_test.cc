@@ -20,7 +20,8 @@ TEST(Liveness, StaleOnlyPastTheTimeout) {
 
 TEST(Liveness, MonotonicClockAdvances) {
   const uint64_t first = MonotonicNanos();
-  EXPECT_TRUE(testing::Eventually([&] { return MonotonicNanos() > first; }));
+  EXPECT_TRUE(testing::Eventually("the monotonic clock to advance",
+                                  [&] { return MonotonicNanos() > first; }));
 }
 
 TEST(Liveness, HeartbeatStampsUntilDestroyed) {
@@ -30,12 +31,13 @@ TEST(Liveness, HeartbeatStampsUntilDestroyed) {
     Heartbeat heartbeat(&field, 5ms);
     const uint64_t first = read();
     EXPECT_NE(first, 0u);
-    EXPECT_TRUE(testing::Eventually([&] { return read() > first; }));
+    EXPECT_TRUE(testing::Eventually("a second stamp", [&] { return read() > first; }));
   }
   const uint64_t last = read();
   const uint64_t stopped_at = MonotonicNanos();
   // Past several intervals the field has not moved: the thread is gone.
-  ASSERT_TRUE(testing::Eventually([&] { return MonotonicNanos() - stopped_at > 30'000'000; }));
+  ASSERT_TRUE(testing::Eventually("30 ms past the heartbeat's end",
+                                  [&] { return MonotonicNanos() - stopped_at > 30'000'000; }));
   EXPECT_EQ(read(), last);
 }
 

@@ -64,7 +64,7 @@ TEST_F(SegmentAccessGroupTest, TheSegmentAndItsDoorbellAreTheGroups0660) {
   WriterOptions options = SmallWriter(name.name());
   options.access_group = kGroup;
   auto writer = SegmentWriter::Create(options);
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_OK(writer);
   for (const std::string& path : {name.path(), name.path() + ".bell"}) {
     const struct stat info = Stat(path);
     EXPECT_EQ(info.st_mode & 07777, 0660u) << path;
@@ -76,7 +76,7 @@ TEST_F(SegmentAccessGroupTest, TheSegmentAndItsDoorbellAreTheGroups0660) {
 TEST_F(SegmentAccessGroupTest, WithoutAGroupTheFilesAreTheOwnersAlone) {
   ScopedName name("owner-only");
   auto writer = SegmentWriter::Create(SmallWriter(name.name()));
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_OK(writer);
   for (const std::string& path : {name.path(), name.path() + ".bell"}) {
     EXPECT_EQ(Stat(path).st_mode & 07777, 0600u) << path;
   }
@@ -90,7 +90,7 @@ TEST_F(SegmentAccessGroupTest, AMemberOfAnotherUidMapsAndReadsTheSegment) {
   WriterOptions options = SmallWriter(name.name());
   options.access_group = kGroup;
   auto writer = SegmentWriter::Create(options);
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_OK(writer);
   const pid_t child = fork();
   if (child == 0) {
     if (setgroups(0, nullptr) != 0 || setgid(kGroup) != 0 || setuid(kMember) != 0) _exit(100);
@@ -100,13 +100,14 @@ TEST_F(SegmentAccessGroupTest, AMemberOfAnotherUidMapsAndReadsTheSegment) {
     if (!object.ok() || object->record_count != 3) _exit(2);
     _exit((*reader)->Release(*object).ok() ? 0 : 3);
   }
-  ASSERT_TRUE((*writer)->WaitForReaders(1, std::chrono::seconds(10)).ok());
-  ASSERT_TRUE(testing::PublishRecords(**writer, 0, 3).ok());
+  ASSERT_OK((*writer)->WaitForReaders(1, std::chrono::seconds(10)));
+  ASSERT_OK(testing::PublishRecords(**writer, 0, 3));
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: open, 2: next, 3: release, 100: setuid";
-  EXPECT_TRUE(testing::Eventually([&] { return (*writer)->ReleasedBelow() == 1; }));
+  EXPECT_TRUE(testing::Eventually("the child's release to reach the writer",
+                                  [&] { return (*writer)->ReleasedBelow() == 1; }));
 }
 
 // A connection of the member: refused by the socket file's mode without a group (and by the
@@ -118,7 +119,7 @@ TEST_F(SegmentAccessGroupTest, TheDoorbellKeepsAConnectionOfAnotherUidOnlyWithAG
     ScopedName name("bell");
     auto server = DoorbellServer::Listen(
         name.path(), 1, bell == Bell::kShared ? std::optional<gid_t>(kGroup) : std::nullopt);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    ASSERT_OK(server);
     if (bell == Bell::kOwnerOnlyOpenedByHand) {
       ASSERT_EQ(chmod(name.path().c_str(), 0666), 0);
     }
@@ -131,7 +132,7 @@ TEST_F(SegmentAccessGroupTest, TheDoorbellKeepsAConnectionOfAnotherUidOnlyWithAG
       _exit(client->Wait(std::chrono::seconds(10)) && client->connected() ? 0 : 2);
     }
     int status = 0;
-    ASSERT_TRUE(testing::Eventually([&] {
+    ASSERT_TRUE(testing::Eventually("the child to exit, rung or refused", [&] {
       server->Ring(0);
       return waitpid(child, &status, WNOHANG) == child;
     }));
@@ -146,7 +147,7 @@ TEST_F(SegmentAccessGroupTest, AUidOutsideTheGroupCannotOpenTheSegment) {
   WriterOptions options = SmallWriter(name.name());
   options.access_group = kGroup;
   auto writer = SegmentWriter::Create(options);
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_OK(writer);
   EXPECT_EQ(RunAs(kStranger, kStrangersGroup,
                   [&] {
                     const int fd = open(name.path().c_str(), O_RDONLY);

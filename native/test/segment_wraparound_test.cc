@@ -46,8 +46,8 @@ TEST_P(SegmentWraparoundTest, EveryObjectArrivesOnceInOrderThroughAFullRing) {
   WriterOptions options = testing::SmallWriter(name.name(), GetParam());
   options.slot_count = 3;
   options.slot_size = 1024;  // one row of either kind: about 640 and 860 bytes
-  auto writer = SegmentWriter::Create(options).MoveValue();
-  auto reader = SegmentReader::Open(name.name()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto writer, SegmentWriter::Create(options));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name.name()));
 
   Status written;
   std::thread producer([&] {
@@ -74,14 +74,14 @@ TEST_P(SegmentWraparoundTest, EveryObjectArrivesOnceInOrderThroughAFullRing) {
     } else {
       status = object.status();
     }
-    for (const ObjectView& view : held) ASSERT_TRUE(reader->Release(view).ok());
+    for (const ObjectView& view : held) ASSERT_OK(reader->Release(view));
     held.clear();
   }
   producer.join();
 
   ASSERT_EQ(status.code(), StatusCode::kEndOfStream) << status.ToString();
-  ASSERT_TRUE(written.ok()) << written.ToString();
-  EXPECT_TRUE(verifier.Finish().ok()) << verifier.Finish().ToString();
+  ASSERT_OK(written);
+  EXPECT_OK(verifier.Finish());
   EXPECT_EQ(verifier.rows(), kObjects) << "a row lost or duplicated";
   EXPECT_EQ(full_rings, kObjects / options.slot_count);
 }

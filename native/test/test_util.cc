@@ -8,7 +8,6 @@
 #include <atomic>
 #include <deque>
 #include <fstream>
-#include <thread>
 
 #include "content_rule.h"
 
@@ -45,15 +44,6 @@ Status PublishRecords(SegmentWriter& writer, uint64_t first, uint64_t count,
   SLUICE_ASSIGN_OR_RETURN(auto slot, writer.Acquire(timeout));
   SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity, slot.stores));
   return writer.Publish(encoded).status();
-}
-
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
 }
 
 uint32_t ReadSegmentField32(const std::string& path, uint64_t offset) {

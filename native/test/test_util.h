@@ -1,13 +1,14 @@
 // Helpers the segment tests share: unique segment names, publishing and reading content-rule
-// objects, waiting for a condition with a deadline, and reading a file into an aligned image.
+// objects, and reading a file into an aligned image; with gtest_util.h's assertions on a Status
+// and its wait for a condition.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "gtest_util.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
 
@@ -30,10 +31,6 @@ WriterOptions SmallWriter(const std::string& name, ObjectKind kind = ObjectKind:
 // Publishes one RECORDS object holding content-rule records [first, first + count).
 Status PublishRecords(SegmentWriter& writer, uint64_t first, uint64_t count,
                       std::chrono::nanoseconds timeout = std::chrono::seconds(5));
-
-// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 // A 32-bit field of a segment file, read apart from any mapping (for a test to watch shared
 // state).

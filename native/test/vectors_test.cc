@@ -58,14 +58,14 @@ TEST(Vectors, EveryEntryGivesItsExpectedOutcome) {
     const auto image = testing::ReadImage(SLUICE_TESTDATA_DIR "/" + e.file, &size);
     auto inspection = Inspect(reinterpret_cast<const uint8_t*>(image.data()), size);
     if (e.result == "ok") {
-      ASSERT_TRUE(inspection.ok()) << inspection.status().ToString();
+      ASSERT_OK(inspection);
       uint64_t records = 0;
       uint64_t checksum = 0;
       content::Verifier verifier(inspection->header.kind);
       for (const auto& batch : inspection->batches) {
         records += static_cast<uint64_t>(batch->num_rows());
         checksum += content::TotalsOf(*batch, inspection->header.kind).checksum;
-        EXPECT_TRUE(verifier.Add(*batch).ok());
+        EXPECT_OK(verifier.Add(*batch));
       }
       EXPECT_EQ(std::to_string(inspection->objects.size()), e.objects);
       EXPECT_EQ(std::to_string(records), e.records);
@@ -107,12 +107,12 @@ TEST(Vectors, TheObjectFilesAreStockArrowMessages) {
     const auto bytes = testing::ReadImage(std::string(SLUICE_TESTDATA_DIR "/") + file, &size);
     arrow::io::BufferReader reader(std::make_shared<arrow::Buffer>(
         reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int64_t>(size)));
-    auto message = arrow::ipc::ReadMessage(&reader).ValueOrDie();
+    ASSERT_OK_AND_ASSIGN(auto message, arrow::ipc::ReadMessage(&reader));
     ASSERT_NE(message, nullptr);
     arrow::ipc::DictionaryMemo memo;
     auto batch = arrow::ipc::ReadRecordBatch(*message, schema, &memo,
                                              arrow::ipc::IpcReadOptions::Defaults());
-    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    ASSERT_OK(batch);
     EXPECT_GT((*batch)->num_rows(), 0);
   }
 }
