@@ -27,6 +27,12 @@ public final class Limits {
      */
     public static final int MAX_NAME_LENGTH = 128;
 
+    /**
+     * Readers that share one stream at most: delivery progress carries {@code reader_count} as a
+     * u16 (docs/formats.md, Delivery progress).
+     */
+    public static final int MAX_READERS_PER_STREAM = 65535;
+
     private static final Pattern TOPIC_NAME =
             Pattern.compile("[A-Za-z0-9._-]{1," + MAX_TOPIC_NAME_LENGTH + "}");
     private static final Pattern NAME =
@@ -58,6 +64,11 @@ public final class Limits {
                 || c == '.'
                 || c == '_'
                 || c == '-';
+    }
+
+    /** Whether this many readers can share a stream: 1 to {@value #MAX_READERS_PER_STREAM}. */
+    public static boolean isReaderCount(int readerCount) {
+        return readerCount >= 1 && readerCount <= MAX_READERS_PER_STREAM;
     }
 
     /** Whether a segment can have this many slots: 1 to {@value #MAX_SLOTS}. */

@@ -42,6 +42,15 @@ class LimitsTest {
     }
 
     @Test
+    void aStreamHasOneTo65535Readers() {
+        assertThat(Limits.isReaderCount(1)).isTrue();
+        assertThat(Limits.isReaderCount(65535)).isTrue();
+        assertThat(Limits.isReaderCount(0)).isFalse();
+        assertThat(Limits.isReaderCount(65536)).isFalse();
+        assertThat(Limits.isReaderCount(-1)).isFalse();
+    }
+
+    @Test
     void slotCountsAreOneTo65536() {
         assertThat(Limits.isSlotCount(1)).isTrue();
         assertThat(Limits.isSlotCount(65536)).isTrue();

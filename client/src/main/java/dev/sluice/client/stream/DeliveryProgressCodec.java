@@ -157,7 +157,7 @@ public final class DeliveryProgressCodec {
             boolean endOfStream) {
         checkName("job", job);
         checkName("stream", stream);
-        if (readerCount < 1 || readerCount > 65535) {
+        if (!Limits.isReaderCount(readerCount)) {
             throw new IllegalArgumentException("reader_count = " + readerCount + ": 1 to 65535");
         }
         if (readerIndex < 0 || readerIndex >= readerCount) {

@@ -332,7 +332,7 @@ public final class StreamReader implements AutoCloseable {
          * the chunks whose {@code seq % count == index}. The job's rate is then divided among them.
          */
         public Builder share(int index, int count) {
-            if (count < 1 || count > 65535) {
+            if (!Limits.isReaderCount(count)) {
                 throw new IllegalArgumentException(
                         "share: reader count must be 1 to 65535, got " + count);
             }
