@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "gtest_util.h"
+
 namespace sluice::brokerd {
 namespace {
 
@@ -18,20 +20,20 @@ TEST(ChunkHeaders, ParsesTheFourHeadersAndIgnoresOthers) {
   headers.push_back({"app", "x"});
   headers.push_back({"sluice.eos", "true"});
   auto id = ParseChunkHeaders(headers);
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_OK(id);
   EXPECT_EQ(*id, (ChunkId{"job-1", "cyan", 42, true}));
 }
 
 TEST(ChunkHeaders, WithoutEosTheChunkIsNotTheLast) {
   auto id = ParseChunkHeaders(Valid("0"));
-  ASSERT_TRUE(id.ok());
+  ASSERT_OK(id);
   EXPECT_FALSE(id->eos);
   EXPECT_EQ(id->seq, 0u);
 }
 
 TEST(ChunkHeaders, SeqCoversTheWholeUnsignedRange) {
   auto max = ParseSeq("18446744073709551615");
-  ASSERT_TRUE(max.ok());
+  ASSERT_OK(max);
   EXPECT_EQ(*max, UINT64_MAX);
 }
 

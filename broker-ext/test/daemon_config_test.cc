@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "gtest_util.h"
+
 namespace sluice::brokerd {
 namespace {
 
 using namespace std::chrono_literals;
 
-class DaemonConfigTest : public testing::Test {
+class DaemonConfigTest : public ::testing::Test {
  protected:
   Result<DaemonConfig> Parse(std::vector<std::string_view> args) {
     return ParseDaemonConfig(args, [this](const std::string& path) -> Result<std::string> {
@@ -44,7 +46,7 @@ class DaemonConfigTest : public testing::Test {
 
 TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   auto config = Parse({"--bootstrap-servers", "127.0.0.1:9092", "--socket", "/run/sluice.sock"});
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_OK(config);
   EXPECT_EQ(Kafka(*config, "bootstrap.servers"), "127.0.0.1:9092");
   EXPECT_EQ(config->socket_path, "/run/sluice.sock");
   EXPECT_EQ(config->metrics.host, "127.0.0.1");
@@ -59,10 +61,10 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
 
 TEST_F(DaemonConfigTest, MetricsCanBeTurnedOffOrGivenAnyFreePort) {
   auto off = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--metrics", "off"});
-  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  ASSERT_OK(off);
   EXPECT_FALSE(off->metrics.enabled);
   auto any = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--metrics", "127.0.0.1:0"});
-  ASSERT_TRUE(any.ok()) << any.status().ToString();
+  ASSERT_OK(any);
   EXPECT_TRUE(any->metrics.enabled);
   EXPECT_EQ(any->metrics.port, 0);
 }
@@ -83,7 +85,7 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
       "sluice.metrics.listen=[::1]:9500\n";
   auto config = Parse({"--config", "/etc/sluice.conf", "--socket", "/run/b.sock", "-X",
                        "security.protocol=SASL_SSL"});
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_OK(config);
   EXPECT_EQ(config->socket_path, "/run/b.sock");
   EXPECT_EQ(Kafka(*config, "security.protocol"), "SASL_SSL");
   EXPECT_EQ(Kafka(*config, "bootstrap.servers"), "10.0.0.1:9092");
@@ -126,7 +128,7 @@ TEST_F(DaemonConfigTest, BadInputIsRefusedNamingTheKeyOrFlag) {
 // nobody else connects.
 TEST_F(DaemonConfigTest, WithoutGrantsTheDaemonsOwnUidReadsEveryTopic) {
   auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s"});
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_OK(config);
   EXPECT_TRUE(config->topic_acl.Names(::geteuid(), 12345));
   EXPECT_FALSE(config->topic_acl.Names(::geteuid() + 1, 12345));
   EXPECT_EQ(config->topic_acl.Refusal(::geteuid(), 12345, "any.topic"), std::nullopt);
@@ -137,7 +139,7 @@ TEST_F(DaemonConfigTest, WithoutGrantsTheDaemonsOwnUidReadsEveryTopic) {
 TEST_F(DaemonConfigTest, AllowedUidsAndGidsStillReadEveryTopic) {
   auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X",
                        "sluice.allowed.uids=1000", "-X", "sluice.allowed.gids=2000"});
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_OK(config);
   EXPECT_EQ(config->topic_acl.Refusal(1000, 1, "orders"), std::nullopt);
   EXPECT_EQ(config->topic_acl.Refusal(7, 2000, "metrics.cpu"), std::nullopt);
   EXPECT_EQ(config->allowed_uids, std::vector<uid_t>{1000});
@@ -151,7 +153,7 @@ TEST_F(DaemonConfigTest, TopicRulesGrantTheirTopicsAndLetTheirPeersConnect) {
   files_["/brokerd.conf"] = "sluice.allowed.topics = uid=1001:orders,metrics.* ; gid=3000:*\n";
   auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "--config", "/brokerd.conf",
                        "-X", "sluice.allowed.uids=1002"});
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_OK(config);
   EXPECT_EQ(config->allowed_uids, (std::vector<uid_t>{1002, 1001}))
       << "the socket lets in every uid a grant names";
   EXPECT_EQ(config->allowed_gids, std::vector<gid_t>{3000});
@@ -209,17 +211,17 @@ TEST_F(DaemonConfigTest, BadTopicRulesAreRefusedNamingThePropertyAndTheRule) {
 // docs/brokerd.md, "Security model": the group that may open the socket and segments too.
 TEST_F(DaemonConfigTest, TheAccessGroupIsAGidOrAGroupNameAndNoneByDefault) {
   auto none = Parse({"--bootstrap-servers", "b:1", "--socket", "/s"});
-  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  ASSERT_OK(none);
   EXPECT_FALSE(none->access_group.has_value());
   // The tests run as root, who may give its files any group; a gid needs no name.
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, a member of every group";
   auto by_gid =
       Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=54340"});
-  ASSERT_TRUE(by_gid.ok()) << by_gid.status().ToString();
+  ASSERT_OK(by_gid);
   EXPECT_EQ(by_gid->access_group, std::optional<gid_t>(54340));
   auto by_name =
       Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=root"});
-  ASSERT_TRUE(by_name.ok()) << by_name.status().ToString();
+  ASSERT_OK(by_name);
   EXPECT_EQ(by_name->access_group, std::optional<gid_t>(0));
   Expect({{{"--bootstrap-servers", "b:1", "--socket", "/s", "-X",
             "sluice.access.group=no-such-sluice-group"},

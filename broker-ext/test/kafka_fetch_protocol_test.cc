@@ -12,6 +12,7 @@
 // test is about; GCC 12 flags every member they leave at its default.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+#include "gtest_util.h"
 #include "kafka/fetch_protocol.h"
 
 namespace sluice::brokerd::kafka {
@@ -410,7 +411,7 @@ std::string TwoTopicResponse() {
 TEST(DecodeFetchResponse, TwoTopicsWithAbortedTransactionsAndNullRecords) {
   const std::string frame = TwoTopicResponse();
   Result<FetchResponse> decoded = DecodeFetchResponse(frame);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   const FetchResponse& response = *decoded;
   EXPECT_EQ(response.correlation_id, 42);
   EXPECT_EQ(response.throttle_time_ms, 5);
@@ -504,7 +505,7 @@ struct SmallResponse {
 TEST(DecodeFetchResponse, SmallResponseIsValid) {
   const std::string frame = SmallResponse{.aborted_count = 2, .records_length = 3}.Encode();
   Result<FetchResponse> decoded = DecodeFetchResponse(frame);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   ASSERT_EQ(decoded->partitions.size(), 1u);
   EXPECT_EQ(decoded->partitions[0].aborted.size(), 2u);
   EXPECT_EQ(decoded->partitions[0].records, "rrr");
@@ -525,11 +526,15 @@ TEST(DecodeFetchResponse, NegativeLengthsAreErrorsNamingTheField) {
 }
 
 TEST(DecodeFetchResponse, CountsBeyondTheFrameAreErrors) {
-  for (const SmallResponse& response :
-       {SmallResponse{.topic_count = 1 << 30}, SmallResponse{.partition_count = 1000},
-        SmallResponse{.records_length = 1 << 30}}) {
+  const std::vector<std::pair<SmallResponse, std::string>> cases = {
+      {SmallResponse{.topic_count = 1 << 30}, "count 1073741824 does not fit"},
+      {SmallResponse{.partition_count = 1000}, "count 1000 does not fit"},
+      {SmallResponse{.records_length = 1 << 30}, "records needs 1073741824 bytes"}};
+  for (const auto& [response, mention] : cases) {
     Result<FetchResponse> decoded = DecodeFetchResponse(response.Encode());
-    EXPECT_FALSE(decoded.ok());
+    EXPECT_FALSE(decoded.ok()) << mention;
+    EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(Mentions(decoded.status().message(), mention));
   }
 }
 
@@ -549,7 +554,7 @@ TEST(RecordBatchReader, KeysValuesAndHeaders) {
       {.offset_delta = 5, .key = "after", .value = "headers"},
   };
   const Walk walk = ReadAll(EncodeBatch(batch));
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{100, 101, 102, 103, 104, 105}));
   ASSERT_EQ(walk.records.size(), 6u);
   EXPECT_EQ(walk.records[0].key, "k0");
@@ -614,7 +619,7 @@ TEST(RecordBatchReader, CreateTimeAddsTheDelta) {
                    {.offset_delta = 1, .timestamp_delta = 500, .value = "b"},
                    {.offset_delta = 2, .timestamp_delta = -3, .value = "c"}};
   const Walk walk = ReadAll(EncodeBatch(batch));
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   ASSERT_EQ(walk.records.size(), 3u);
   EXPECT_EQ(walk.records[0].timestamp_ms, 1'700'000'000'000);
   EXPECT_EQ(walk.records[1].timestamp_ms, 1'700'000'000'500);
@@ -626,7 +631,7 @@ TEST(RecordBatchReader, LogAppendTimeIsTheBatchMaxTimestamp) {
   batch.records = {{.offset_delta = 0, .timestamp_delta = 1, .value = "a"},
                    {.offset_delta = 1, .timestamp_delta = 5, .value = "b"}};
   const Walk walk = ReadAll(EncodeBatch(batch));
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   ASSERT_EQ(walk.records.size(), 2u);
   EXPECT_EQ(walk.records[0].timestamp_ms, 77);
   EXPECT_EQ(walk.records[1].timestamp_ms, 77);
@@ -635,7 +640,7 @@ TEST(RecordBatchReader, LogAppendTimeIsTheBatchMaxTimestamp) {
 TEST(RecordBatchReader, FromOffsetInsideABatch) {
   const std::string bytes = EncodeBatch(Consecutive(10, 5)) + EncodeBatch(Consecutive(15, 2));
   const Walk walk = ReadAll(bytes, {}, 12);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{12, 13, 14, 15, 16}));
   EXPECT_EQ(walk.values().front(), "v12");
   EXPECT_EQ(walk.next_offset, 17);
@@ -644,7 +649,7 @@ TEST(RecordBatchReader, FromOffsetInsideABatch) {
 TEST(RecordBatchReader, FromOffsetPastEveryBatchKeepsIt) {
   const std::string bytes = EncodeBatch(Consecutive(10, 5));
   const Walk walk = ReadAll(bytes, {}, 40);
-  ASSERT_TRUE(walk.status.ok());
+  ASSERT_OK(walk.status);
   EXPECT_TRUE(walk.records.empty());
   EXPECT_EQ(walk.next_offset, 40);
 }
@@ -654,7 +659,7 @@ TEST(RecordBatchReader, OffsetGapsAndLastOffsetDelta) {
   TestBatch batch{.base_offset = 10, .last_offset_delta = 7};
   batch.records = {Value(0, "a"), Value(2, "b"), Value(5, "c")};
   const Walk walk = ReadAll(EncodeBatch(batch));
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{10, 12, 15}));
   EXPECT_EQ(walk.next_offset, 18);
 }
@@ -664,7 +669,7 @@ TEST(RecordBatchReader, EmptyBatchAdvancesTheNextOffset) {
   const std::string bytes =
       EncodeBatch(Consecutive(0, 3)) + EncodeBatch(empty) + EncodeBatch(Consecutive(8, 1));
   const Walk walk = ReadAll(bytes);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1, 2, 8}));
   EXPECT_EQ(walk.next_offset, 9);
 }
@@ -690,7 +695,7 @@ TEST(RecordBatchReader, BatchCutShortEndsTheWalk) {
   // Cut inside the records, inside the header, and before the length is complete.
   for (const size_t kept : {second.size() - 1, size_t{30}, size_t{12}, size_t{11}, size_t{0}}) {
     const Walk walk = ReadAll(first + second.substr(0, kept));
-    ASSERT_TRUE(walk.status.ok()) << kept << ": " << walk.status.ToString();
+    ASSERT_OK(walk.status) << kept;
     EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1, 2})) << kept;
     EXPECT_EQ(walk.next_offset, 3) << kept;
     EXPECT_EQ(NextFetchOffset(first + second.substr(0, kept), 0), 3) << kept;
@@ -701,7 +706,7 @@ TEST(RecordBatchReader, ControlBatchIsSkipped) {
   const std::string bytes = EncodeBatch(Consecutive(0, 2, kTransactional, 5)) +
                             Marker(2, 5, /*abort=*/false) + EncodeBatch(Consecutive(3, 1));
   const Walk walk = ReadAll(bytes);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1, 3}));
   EXPECT_EQ(walk.next_offset, 4);
 }
@@ -709,7 +714,7 @@ TEST(RecordBatchReader, ControlBatchIsSkipped) {
 TEST(RecordBatchReader, ControlBatchAtTheEndStillAdvances) {
   const std::string bytes = EncodeBatch(Consecutive(0, 2, kTransactional, 5)) + Marker(2, 5, false);
   const Walk walk = ReadAll(bytes);
-  ASSERT_TRUE(walk.status.ok());
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(walk.next_offset, 3);
 }
@@ -725,14 +730,14 @@ std::string InterleavedTransactions() {
 TEST(RecordBatchReader, AbortedTransactionIsSkippedCommittedOneKept) {
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 0}};
   const Walk walk = ReadAll(InterleavedTransactions(), aborted);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{2, 3, 7}));
   EXPECT_EQ(walk.next_offset, 8);
 }
 
 TEST(RecordBatchReader, ReadUncommittedKeepsEveryDataBatch) {
   const Walk walk = ReadAll(InterleavedTransactions());
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 7}));
 }
 
@@ -743,7 +748,7 @@ TEST(RecordBatchReader, SameProducerAbortsTwiceThenCommits) {
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 0},
                                                    {.producer_id = 7, .first_offset = 3}};
   const Walk walk = ReadAll(bytes, aborted);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{6}));
   EXPECT_EQ(walk.next_offset, 8);
 }
@@ -756,7 +761,7 @@ TEST(RecordBatchReader, AbortedTransactionBegunBeforeTheFetchEndsAtItsMarker) {
                             Marker(13, 7, false);
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 5}};
   const Walk walk = ReadAll(bytes, aborted, 10);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{11, 12}));
   EXPECT_EQ(walk.next_offset, 14);
 }
@@ -767,7 +772,7 @@ TEST(RecordBatchReader, IdempotentBatchOfAnAbortingProducerIdIsKept) {
       EncodeBatch(Consecutive(0, 1, kTransactional, 7)) + EncodeBatch(Consecutive(1, 1, 0, 7));
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 0}};
   const Walk walk = ReadAll(bytes, aborted);
-  ASSERT_TRUE(walk.status.ok());
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{1}));
 }
 
@@ -813,7 +818,7 @@ TEST_P(CompressedBatches, RoundTrip) {
   std::string_view first_value;
   for (int i = 0; i < 70; ++i) {
     Result<bool> more = reader.Next(record);
-    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    ASSERT_OK(more);
     ASSERT_TRUE(*more);
     const TestRecord& expected = i < 60 ? first.records[i] : second.records[i - 60];
     EXPECT_EQ(record.offset, 1000 + i);
@@ -929,7 +934,9 @@ TEST(RecordBatchReader, RecordLengthOverrunningTheBatchIsAnError) {
 TEST(RecordBatchReader, NegativeRecordLengthIsAnError) {
   std::string record;
   PutZigZag(record, -3);
-  EXPECT_FALSE(ReadAll(OneRawRecordBatch(record)).status.ok());
+  const Walk walk = ReadAll(OneRawRecordBatch(record));
+  EXPECT_FALSE(walk.status.ok());
+  EXPECT_TRUE(Mentions(walk.status.message(), "length"));
 }
 
 TEST(RecordBatchReader, ValueLengthOverrunningTheRecordIsAnError) {
@@ -990,7 +997,9 @@ TEST(RecordBatchReader, VarintLongerThanFiveBytesIsAnError) {
 }
 
 TEST(RecordBatchReader, RecordLengthVarintAtTheEndIsAnError) {
-  EXPECT_FALSE(ReadAll(OneRawRecordBatch(std::string(1, '\x80'))).status.ok());
+  const Walk walk = ReadAll(OneRawRecordBatch(std::string(1, '\x80')));
+  EXPECT_FALSE(walk.status.ok());
+  EXPECT_TRUE(Mentions(walk.status.message(), "length"));
 }
 
 TEST(RecordBatchReader, BytesAfterTheRecordsFieldsAreAnError) {
@@ -1010,7 +1019,9 @@ TEST(RecordBatchReader, RecordCountThatDoesNotMatchIsAnError) {
   const Walk too_few = ReadAll(OneRawRecordBatch(two, 1));
   EXPECT_FALSE(too_few.status.ok());
   EXPECT_TRUE(Mentions(too_few.status.message(), "after its last record"));
-  EXPECT_FALSE(ReadAll(OneRawRecordBatch(two, -1)).status.ok());
+  const Walk negative = ReadAll(OneRawRecordBatch(two, -1));
+  EXPECT_FALSE(negative.status.ok());
+  EXPECT_TRUE(Mentions(negative.status.message(), "record count"));
 }
 
 TEST(RecordBatchReader, NullHeaderKeyIsAnError) {
@@ -1035,9 +1046,11 @@ TEST(RecordBatchReader, ErrorEndsTheWalk) {
   const std::string bytes = EncodeBatch(bad) + EncodeBatch(Consecutive(2, 1));
   RecordBatchReader reader(bytes, {}, 0);
   FetchedRecord record;
-  EXPECT_FALSE(reader.Next(record).ok());
+  const Result<bool> bad_magic = reader.Next(record);
+  EXPECT_FALSE(bad_magic.ok());
+  EXPECT_TRUE(Mentions(bad_magic.status().message(), "magic 0"));
   Result<bool> after = reader.Next(record);
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   EXPECT_FALSE(*after);
 }
 
@@ -1059,7 +1072,7 @@ TEST(NextFetchOffset, AgreesWithTheReaderOverSkippedBatches) {
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 0}};
   const std::string bytes = InterleavedTransactions();
   const Walk walk = ReadAll(bytes, aborted);
-  ASSERT_TRUE(walk.status.ok());
+  ASSERT_OK(walk.status);
   EXPECT_EQ(NextFetchOffset(bytes, 0), walk.next_offset);
   EXPECT_EQ(NextFetchOffset(bytes, 0), 8);
 }
@@ -1091,7 +1104,7 @@ std::string MixedBatches() {
 TEST(RecordBatchReader, MixedBatchesReadCompletely) {
   const std::vector<AbortedTransaction> aborted = {{.producer_id = 7, .first_offset = 0}};
   const Walk walk = ReadAll(MixedBatches(), aborted);
-  ASSERT_TRUE(walk.status.ok()) << walk.status.ToString();
+  ASSERT_OK(walk.status);
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
                                                   19, 20, 21, 22, 23}));
   EXPECT_EQ(walk.next_offset, 24);
@@ -1105,7 +1118,7 @@ TEST(RecordBatchReader, EveryPrefixReadsToTheBatchCutShort) {
   for (size_t size = 0; size <= bytes.size(); ++size) {
     const std::string prefix = bytes.substr(0, size);  // its own buffer: overreads show in ASan
     const Walk walk = ReadAll(prefix, aborted);
-    ASSERT_TRUE(walk.status.ok()) << size << ": " << walk.status.ToString();
+    ASSERT_OK(walk.status) << size;
     EXPECT_EQ(walk.next_offset, NextFetchOffset(prefix, 0)) << size;
   }
 }

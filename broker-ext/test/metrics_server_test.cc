@@ -9,6 +9,8 @@
 #include <array>
 #include <string>
 
+#include "gtest_util.h"
+
 namespace sluice::brokerd {
 namespace {
 
@@ -35,7 +37,7 @@ TEST(MetricsServer, ServesTheRenderedMetricsOnLoopback) {
   Metrics metrics;
   metrics.counter("sluice_errors_total", "Errors.", {{"kind", "malformed"}}).Add(7);
   auto server = MetricsServer::Start({"127.0.0.1", 0}, metrics);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_OK(server);
   ASSERT_NE((*server)->port(), 0);
 
   const std::string response = Exchange((*server)->port(), "GET /metrics HTTP/1.1\r\n\r\n");
@@ -50,7 +52,7 @@ TEST(MetricsServer, ServesTheRenderedMetricsOnLoopback) {
 TEST(MetricsServer, OtherPathsAndMethodsAreRefused) {
   Metrics metrics;
   auto server = MetricsServer::Start({"127.0.0.1", 0}, metrics);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   EXPECT_TRUE(Exchange((*server)->port(), "GET / HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 404"));
   EXPECT_TRUE(
       Exchange((*server)->port(), "POST /metrics HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 405"));
@@ -59,7 +61,7 @@ TEST(MetricsServer, OtherPathsAndMethodsAreRefused) {
 TEST(MetricsServer, AClientThatSendsNothingDoesNotStopTheNext) {
   Metrics metrics;
   auto server = MetricsServer::Start({"127.0.0.1", 0}, metrics);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   const int idle = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -75,7 +77,7 @@ TEST(MetricsServer, AClientThatSendsNothingDoesNotStopTheNext) {
 TEST(MetricsServer, AnAddressInUseIsAClearError) {
   Metrics metrics;
   auto first = MetricsServer::Start({"127.0.0.1", 0}, metrics);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   auto second = MetricsServer::Start({"127.0.0.1", (*first)->port()}, metrics);
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.status().message().find("Address already in use"), std::string::npos)

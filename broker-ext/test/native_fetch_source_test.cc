@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "gtest_util.h"
+
 namespace sluice::brokerd {
 namespace {
 
@@ -36,7 +38,7 @@ Handle NewProducer(std::initializer_list<std::pair<const char*, std::string>> se
 
 std::string Value(int i) { return "value-" + std::to_string(i) + std::string(i % 200, 'x'); }
 
-class NativeFetchSourceTest : public testing::Test {
+class NativeFetchSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cluster_owner_ = NewProducer({{"test.mock.num.brokers", "2"}});
@@ -44,7 +46,8 @@ class NativeFetchSourceTest : public testing::Test {
     ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
               RD_KAFKA_RESP_ERR_NO_ERROR);
     bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-    session_ = FetchSession::Create({{"bootstrap.servers", bootstraps_}}, "", true).MoveValue();
+    ASSERT_OK_AND_ASSIGN(session_,
+                         FetchSession::Create({{"bootstrap.servers", bootstraps_}}, "", true));
   }
 
   // Record i goes to partition i % kPartitions, with key "k<i>" (null for every 7th), its value
@@ -71,17 +74,15 @@ class NativeFetchSourceTest : public testing::Test {
     ASSERT_EQ(rd_kafka_flush(producer.get(), 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
 
-  std::unique_ptr<NativeFetchSource> Source(const std::map<int32_t, int64_t>& starts,
-                                            const PartitionPauses& pauses,
-                                            NativeFetchSettings settings = {},
-                                            Metrics* metrics = nullptr) {
+  Result<std::unique_ptr<NativeFetchSource>> Source(const std::map<int32_t, int64_t>& starts,
+                                                    const PartitionPauses& pauses,
+                                                    NativeFetchSettings settings = {},
+                                                    Metrics* metrics = nullptr) {
     settings.max_wait_ms = 20;
     NativeFetchSource::Cluster cluster{
         [this] { return session_->LeaderAddresses("t", 5s); },
         [this](int32_t partition) { return session_->Watermarks("t", partition, 5s); }};
-    auto source = NativeFetchSource::Create("t", starts, settings, cluster, pauses, metrics);
-    EXPECT_TRUE(source.ok()) << source.status().ToString();
-    return source.MoveValue();
+    return NativeFetchSource::Create("t", starts, settings, cluster, pauses, metrics);
   }
 
   static std::map<int32_t, int64_t> FromBeginning() {
@@ -90,15 +91,26 @@ class NativeFetchSourceTest : public testing::Test {
     return starts;
   }
 
-  // Polls until `count` records came or 10 s passed.
+  // Polls into `out` until it holds `count` records, a poll fails or `timeout` passes.
+  static void ReadInto(NativeFetchSource& source, std::vector<ReadyMessage>& out, size_t count,
+                       std::chrono::milliseconds timeout = 10s) {
+    Status polled;
+    EXPECT_TRUE(testing::Eventually(
+        std::to_string(count) + " records",
+        [&] {
+          if (out.size() >= count || !polled.ok()) return true;
+          polled = source.Poll(50ms, out);
+          return false;
+        },
+        timeout, 0ms))  // each poll waits up to 50 ms itself
+        << out.size() << " came";
+    EXPECT_OK(polled);
+  }
+
+  // The first `count` records, polled for up to 10 s.
   static std::vector<ReadyMessage> Read(NativeFetchSource& source, size_t count) {
     std::vector<ReadyMessage> out;
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
-      const Status status = source.Poll(50ms, out);
-      EXPECT_TRUE(status.ok()) << status.ToString();
-      if (!status.ok()) break;
-    }
+    ReadInto(source, out, count);
     return out;
   }
 
@@ -145,7 +157,7 @@ class NativeFetchSourceTest : public testing::Test {
 TEST_F(NativeFetchSourceTest, EveryRecordArrivesOnceInPartitionOrderWithItsFields) {
   Produce(0, 2000);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
-  auto source = Source(FromBeginning(), pauses);
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses));
   ExpectRecords(Read(*source, 2000), 0, 2000);
   EXPECT_EQ(source->stats().records, 2000u);
   EXPECT_EQ(source->lag(), 0);
@@ -160,11 +172,11 @@ TEST_F(NativeFetchSourceTest, RecordsAreCountedPerLeaderAddress) {
   }
   Produce(0, 1000);
   auto leaders = session_->LeaderAddresses("t", 5s);
-  ASSERT_TRUE(leaders.ok()) << leaders.status().ToString();
+  ASSERT_OK(leaders);
   ASSERT_NE(leaders->at(0), leaders->at(1));
   Metrics metrics;
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
-  auto source = Source(FromBeginning(), pauses, {}, &metrics);
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, {}, &metrics));
   ExpectRecords(Read(*source, 1000), 0, 1000);
   const std::string rendered = metrics.Render();
   // 250 records a partition: one partition on broker 1, three on broker 2.
@@ -184,7 +196,7 @@ TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {
     PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
     std::map<int32_t, int64_t> starts;
     for (int p = 0; p < kPartitions; ++p) starts[p] = from / kPartitions;
-    auto source = Source(starts, pauses);
+    ASSERT_OK_AND_ASSIGN(auto source, Source(starts, pauses));
     std::vector<ReadyMessage> out = Read(*source, 400);
     ExpectRecords(out, from, from + 400);
     from += 400;
@@ -194,16 +206,16 @@ TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {
 TEST_F(NativeFetchSourceTest, AStartInsideABatchBeginsExactlyThereAndEndBeginsAfterTheLast) {
   Produce(0, 400);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
-  auto inside = Source({{0, 37}}, pauses);
+  ASSERT_OK_AND_ASSIGN(auto inside, Source({{0, 37}}, pauses));
   std::vector<ReadyMessage> out = Read(*inside, 100 - 37);
   ASSERT_EQ(out.size(), 63u);
   EXPECT_EQ(out.front().record.offset, 37) << "records before the start, in its batch, are skipped";
 
   std::map<int32_t, int64_t> ends;
   for (int p = 0; p < kPartitions; ++p) ends[p] = RD_KAFKA_OFFSET_END;
-  auto at_end = Source(ends, pauses);
+  ASSERT_OK_AND_ASSIGN(auto at_end, Source(ends, pauses));
   std::vector<ReadyMessage> none;
-  ASSERT_TRUE(at_end->Poll(100ms, none).ok());
+  ASSERT_OK(at_end->Poll(100ms, none));
   EXPECT_TRUE(none.empty());
   Produce(400, 800);
   std::vector<ReadyMessage> later = Read(*at_end, 400);
@@ -216,9 +228,9 @@ TEST_F(NativeFetchSourceTest, ABrokerOutageAndLeaderErrorsLoseAndRepeatNothing) 
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
   NativeFetchSettings small;
   small.partition_max_bytes = 4096;  // many fetches, so the failures land mid-topic
-  auto source = Source(FromBeginning(), pauses, small);
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, small));
   std::vector<ReadyMessage> out;
-  ASSERT_TRUE(source->Poll(1s, out).ok());
+  ASSERT_OK(source->Poll(1s, out));
   ASSERT_FALSE(out.empty());
 
   rd_kafka_mock_push_request_errors(cluster_, 1 /* Fetch */, 2,
@@ -227,34 +239,31 @@ TEST_F(NativeFetchSourceTest, ABrokerOutageAndLeaderErrorsLoseAndRepeatNothing) 
   for (int broker = 1; broker <= 2; ++broker) {
     ASSERT_EQ(rd_kafka_mock_broker_set_down(cluster_, broker), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(source->Poll(50ms, out).ok()) << "retried, not failed";
+  for (int i = 0; i < 5; ++i) ASSERT_OK(source->Poll(50ms, out)) << "retried, not failed";
   for (int broker = 1; broker <= 2; ++broker) {
     ASSERT_EQ(rd_kafka_mock_broker_set_up(cluster_, broker), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (out.size() < 1000 && std::chrono::steady_clock::now() < deadline) {
-    ASSERT_TRUE(source->Poll(50ms, out).ok());
-  }
+  ReadInto(*source, out, 1000, 20s);
   ExpectRecords(out, 0, 1000);
 }
 
 TEST_F(NativeFetchSourceTest, PausedPartitionsAreLeftOutOfRequests) {
   Produce(0, 400);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
-  ASSERT_TRUE(pauses.SetSlotsFull(true).ok());
-  auto source = Source(FromBeginning(), pauses);
+  ASSERT_OK(pauses.SetSlotsFull(true));
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses));
   std::vector<ReadyMessage> out;
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(source->Poll(50ms, out).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_OK(source->Poll(50ms, out));
   EXPECT_TRUE(out.empty()) << "nothing fetched while paused";
   EXPECT_EQ(pauses.paused_count(), static_cast<size_t>(kPartitions));
-  ASSERT_TRUE(pauses.SetSlotsFull(false).ok());
+  ASSERT_OK(pauses.SetSlotsFull(false));
   ExpectRecords(Read(*source, 400), 0, 400);
 }
 
 TEST_F(NativeFetchSourceTest, AnOffsetBeyondTheHighWatermarkEndsTheSourceWithAClearError) {
   Produce(0, 40);
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
-  auto source = Source({{1, 500}}, pauses);
+  ASSERT_OK_AND_ASSIGN(auto source, Source({{1, 500}}, pauses));
   std::vector<ReadyMessage> out;
   Status status = Status::OK();
   for (int i = 0; i < 20 && status.ok(); ++i) status = source->Poll(50ms, out);
@@ -272,7 +281,7 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
                                              {"isolation.level", "read_uncommitted"},
                                              {"client.id", "me"},
                                              {"linger.ms", "5"}});
-  ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+  ASSERT_OK(settings);
   EXPECT_EQ(settings->max_wait_ms, 7);
   EXPECT_EQ(settings->min_bytes, 10);
   EXPECT_EQ(settings->max_bytes, 1000000);
@@ -284,8 +293,13 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("fetch.max.bytes = \"lots\": expected a number"),
             std::string::npos);
-  EXPECT_FALSE(NativeFetchSettings::From({{"isolation.level", "dirty"}}).ok());
-  EXPECT_FALSE(NativeFetchSettings::From({{"fetch.min.bytes", "-1"}}).ok());
+  auto dirty = NativeFetchSettings::From({{"isolation.level", "dirty"}});
+  EXPECT_EQ(dirty.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(dirty.status().message(),
+            "isolation.level = dirty: read_committed or read_uncommitted");
+  auto negative = NativeFetchSettings::From({{"fetch.min.bytes", "-1"}});
+  EXPECT_EQ(negative.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.status().message(), "fetch.min.bytes = \"-1\": must not be negative");
 
   EXPECT_TRUE(NativeFetchSettings::Applies({{"bootstrap.servers", "x:1"}}));
   EXPECT_TRUE(NativeFetchSettings::Applies({{"security.protocol", "PLAINTEXT"}}));

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "gtest_util.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 
@@ -49,7 +50,7 @@ std::string Value(int i, size_t size) {
   return value;
 }
 
-class ObjectPumpTest : public testing::Test {
+class ObjectPumpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     producer_ = NewHandle(RD_KAFKA_PRODUCER, Conf({{"test.mock.num.brokers", "1"}}));
@@ -76,7 +77,7 @@ class ObjectPumpTest : public testing::Test {
     ASSERT_EQ(rd_kafka_assign(consumer_.get(), partitions), RD_KAFKA_RESP_ERR_NO_ERROR);
     rd_kafka_topic_partition_list_destroy(partitions);
     name_ = "pump-test-" + std::to_string(getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name();
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
 
   void Produce(int count, size_t size) {
@@ -95,13 +96,13 @@ class ObjectPumpTest : public testing::Test {
     ASSERT_EQ(rd_kafka_flush(producer_.get(), 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
 
-  std::unique_ptr<SegmentWriter> Writer(uint32_t slots, uint64_t slot_size) {
+  Result<std::unique_ptr<SegmentWriter>> Writer(uint32_t slots, uint64_t slot_size) {
     WriterOptions options;
     options.name = name_;
     options.slot_count = slots;
     options.slot_size = slot_size;
     options.lane_count = 1;
-    return SegmentWriter::Create(options).MoveValue();
+    return SegmentWriter::Create(options);
   }
 
   void TearDown() override {
@@ -133,22 +134,22 @@ class ObjectPumpTest : public testing::Test {
 TEST_F(ObjectPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders) {
   constexpr int kRecords = 5000;
   Produce(kRecords, 100);
-  auto writer = Writer(8, 64 * 1024);
-  auto reader = SegmentReader::Open(name_).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(8, 64 * 1024));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
   auto rig = Pump(*writer);
   ObjectPump& pump = rig->pump;
 
   std::atomic<bool> done{false};
   std::thread pumping([&] {
-    while (!done) ASSERT_TRUE(pump.RunFor(50ms).ok());
+    while (!done) ASSERT_OK(pump.RunFor(50ms));
   });
   std::array<int64_t, kPartitions> next_offset{};
   int seen = 0;
   while (seen < kRecords) {
     auto object = reader->Next(10s);
-    ASSERT_TRUE(object.ok()) << object.status().ToString();
+    ASSERT_OK(object);
     auto batch = DecodeObject(*object, RecordsSchema());
-    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    ASSERT_OK(batch);
     auto partition = std::static_pointer_cast<arrow::Int32Array>((*batch)->column(0));
     auto offset = std::static_pointer_cast<arrow::Int64Array>((*batch)->column(1));
     auto key = std::static_pointer_cast<arrow::BinaryArray>((*batch)->column(3));
@@ -162,7 +163,7 @@ TEST_F(ObjectPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders)
       ASSERT_EQ(value->GetView(row), Value(i, 100));
       ASSERT_EQ(headers->value_length(row), 1);
     }
-    ASSERT_TRUE(reader->Release(*object).ok());
+    ASSERT_OK(reader->Release(*object));
   }
   done = true;
   pumping.join();
@@ -181,23 +182,24 @@ TEST_F(ObjectPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders)
 
 TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   Produce(400, 1000);
-  auto writer = Writer(2, 8192);  // a handful of records per object, two objects in flight
-  auto reader = SegmentReader::Open(name_).MoveValue();
+  // A handful of records per object, two objects in flight.
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(2, 8192));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
   auto rig = Pump(*writer);
   ObjectPump& pump = rig->pump;
 
-  for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
+  for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_OK(pump.RunFor(50ms));
   ASSERT_TRUE(pump.paused()) << "both slots are held, so fetching stopped";
   const uint64_t published = pump.stats().objects;
   EXPECT_EQ(published, 2u);
   EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).size() <= static_cast<size_t>(kPartitions));
   for (const PartitionOffset& po : pump.TakeCommittable(UINT64_MAX)) EXPECT_EQ(po.offset, 0);
 
-  auto first = reader->Next(1s).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto first, reader->Next(1s));
   std::array<int64_t, kPartitions> next_offset{};
   int seen = 0;
   auto check = [&](const ObjectView& object) {
-    auto batch = DecodeObject(object, RecordsSchema()).MoveValue();
+    ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(object, RecordsSchema()));
     auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
     auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
     for (int64_t row = 0; row < batch->num_rows(); ++row, ++seen) {
@@ -205,21 +207,21 @@ TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
     }
   };
   check(first);
-  ASSERT_TRUE(reader->Release(first).ok());
-  ASSERT_TRUE(pump.RunFor(100ms).ok());
+  ASSERT_OK(reader->Release(first));
+  ASSERT_OK(pump.RunFor(100ms));
   EXPECT_GT(pump.stats().objects, published) << "the freed slot was used";
   EXPECT_GE(pump.stats().pauses, 1u);
 
   // Pausing and resuming lose no record and repeat none.
   std::atomic<bool> done{false};
   std::thread pumping([&] {
-    while (!done) ASSERT_TRUE(pump.RunFor(20ms).ok());
+    while (!done) ASSERT_OK(pump.RunFor(20ms));
   });
   while (seen < 400) {
     auto object = reader->Next(10s);
-    ASSERT_TRUE(object.ok()) << object.status().ToString();
+    ASSERT_OK(object);
     check(*object);
-    ASSERT_TRUE(reader->Release(*object).ok());
+    ASSERT_OK(reader->Release(*object));
   }
   done = true;
   pumping.join();
@@ -229,31 +231,32 @@ TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
 TEST_F(ObjectPumpTest, WithNoReaderAttachedThePumpWaitsInsteadOfPublishingToNobody) {
   constexpr int kRecords = 400;
   Produce(kRecords, 1000);
-  auto writer = Writer(2, 8192);
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(2, 8192));
   auto rig = Pump(*writer);
   ObjectPump& pump = rig->pump;
   {
-    auto leaving = SegmentReader::Open(name_).MoveValue();
-    for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
+    ASSERT_OK_AND_ASSIGN(auto leaving, SegmentReader::Open(name_));
+    for (int i = 0; i < 40 && !pump.paused(); ++i) ASSERT_OK(pump.RunFor(50ms));
     ASSERT_TRUE(pump.paused()) << "the reader holds both slots";
   }  // it leaves without reading: its slots come back, and nobody is attached
   const PumpStats left = pump.stats();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(pump.RunFor(50ms).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_OK(pump.RunFor(50ms));
   EXPECT_EQ(pump.stats().objects, left.objects) << "an object now would reach nobody";
   EXPECT_TRUE(pump.paused());
 
   // The next reader gets every record after the ones the first reader left with.
-  auto reader = SegmentReader::Open(name_).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
   std::atomic<bool> done{false};
   std::thread pumping([&] {
-    while (!done) ASSERT_TRUE(pump.RunFor(20ms).ok());
+    while (!done) ASSERT_OK(pump.RunFor(20ms));
   });
   uint64_t seen = 0;
   while (seen < kRecords - left.records) {
     auto object = reader->Next(10s);
-    ASSERT_TRUE(object.ok()) << object.status().ToString();
-    seen += DecodeObject(*object, RecordsSchema()).MoveValue()->num_rows();
-    ASSERT_TRUE(reader->Release(*object).ok());
+    ASSERT_OK(object);
+    ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(*object, RecordsSchema()));
+    seen += static_cast<uint64_t>(batch->num_rows());
+    ASSERT_OK(reader->Release(*object));
   }
   done = true;
   pumping.join();
@@ -266,10 +269,15 @@ TEST_F(ObjectPumpTest, WithNoReaderAttachedThePumpWaitsInsteadOfPublishingToNobo
 class BurstSource final : public MessageSource {
  public:
   BurstSource(rd_kafka_queue_t* queue, size_t burst) : queue_(queue) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (burst_.size() < burst && std::chrono::steady_clock::now() < deadline) {
-      EXPECT_TRUE(queue_.Poll(100ms, burst_).ok());
-    }
+    EXPECT_TRUE(testing::Eventually(
+        "a burst of " + std::to_string(burst) + " messages",
+        [&] {
+          if (burst_.size() >= burst) return true;
+          EXPECT_OK(queue_.Poll(100ms, burst_));
+          return false;
+        },
+        10s, 0ms))  // each poll waits up to 100 ms itself
+        << burst_.size() << " came";
   }
   size_t burst_size() const { return burst_.size(); }
   Status Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) override {
@@ -289,8 +297,9 @@ class BurstSource final : public MessageSource {
 TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForMore) {
   constexpr int kRecords = 400;
   Produce(kRecords, 1000);
-  auto writer = Writer(64, 8192);  // a handful of records per object, room for all of them
-  auto reader = SegmentReader::Open(name_).MoveValue();
+  // A handful of records per object, room for all of them.
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(64, 8192));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
   BurstSource source(queue_, kRecords);
   ASSERT_EQ(source.burst_size(), static_cast<size_t>(kRecords));
   CommitTracker tracker;
@@ -301,7 +310,7 @@ TEST_F(ObjectPumpTest, MessagesReadyForManyObjectsArePublishedWithoutWaitingForM
   options.poll_timeout = 2000ms;
   ObjectPump pump(source, *writer, ObjectKind::kRecords, tracker, pauses, options);
 
-  ASSERT_TRUE(pump.RunFor(300ms).ok());
+  ASSERT_OK(pump.RunFor(300ms));
   EXPECT_EQ(pump.stats().records, static_cast<uint64_t>(kRecords));
   EXPECT_GT(pump.stats().objects, 10u);
 }
@@ -343,29 +352,29 @@ class ScriptedSource final : public MessageSource {
 // docs/formats.md, "Slot descriptor": first and last offsets are one partition's range, or -1
 // with the partition when the object spans partitions.
 TEST_F(ObjectPumpTest, TheDescriptorsOffsetsAreOnePartitionsRangeOrNone) {
-  auto writer = Writer(8, 64 * 1024);
-  auto reader = SegmentReader::Open(name_).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(8, 64 * 1024));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
   ScriptedSource source({{{2, 10}, {2, 11}, {2, 14}}, {{0, 5}, {0, 6}, {1, 700}, {1, 701}}});
   CommitTracker tracker;
   PartitionPauses pauses(consumer_.get(), "t", {0, 1, 2, 3});
   ObjectPump pump(source, *writer, ObjectKind::kRecords, tracker, pauses, {});
   for (int round = 0; round < 100 && pump.stats().objects < 2; ++round) {
-    ASSERT_TRUE(pump.RunFor(20ms).ok());
+    ASSERT_OK(pump.RunFor(20ms));
   }
   ASSERT_EQ(pump.stats().objects, 2u);
 
-  auto single = reader->Next(1s).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto single, reader->Next(1s));
   EXPECT_EQ(single.record_count, 3u);
   EXPECT_EQ(single.partition, 2);
   EXPECT_EQ(single.first_offset, 10);
   EXPECT_EQ(single.last_offset, 14);
-  auto spanning = reader->Next(1s).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto spanning, reader->Next(1s));
   EXPECT_EQ(spanning.record_count, 4u);
   EXPECT_EQ(spanning.partition, -1);
   EXPECT_EQ(spanning.first_offset, -1) << "not partition 0's 5";
   EXPECT_EQ(spanning.last_offset, -1) << "not partition 1's 701";
   // The rows still say where each record came from.
-  auto batch = DecodeObject(spanning, RecordsSchema()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(spanning, RecordsSchema()));
   auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
   auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
   EXPECT_EQ(partition->Value(2), 1);
@@ -374,7 +383,7 @@ TEST_F(ObjectPumpTest, TheDescriptorsOffsetsAreOnePartitionsRangeOrNone) {
 
 TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   Produce(1, 10000);
-  auto writer = Writer(2, 4096);
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(2, 4096));
   auto rig = Pump(*writer);
   ObjectPump& pump = rig->pump;
   Status status = Status::OK();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gtest_util.h"
 #include "protocol/codec.h"
 #include "protocol/wire.h"
 
@@ -41,7 +42,7 @@ std::vector<Frame> OneOfEachMessage() {
 
 Bytes Encode(const Frame& frame) {
   auto bytes = EncodeFrame(frame);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_OK(bytes);
   return bytes.ok() ? *bytes : Bytes{};
 }
 
@@ -75,7 +76,7 @@ TEST(ProtocolCodec, EveryMessageSurvivesARoundTrip) {
   for (const Frame& frame : OneOfEachMessage()) {
     SCOPED_TRACE(NameOf(TypeOf(frame.message)));
     auto decoded = DecodeFrame(Encode(frame));
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ASSERT_OK(decoded);
     EXPECT_EQ(*decoded, frame);
   }
 }
@@ -203,7 +204,7 @@ TEST(ProtocolCodec, TheHeaderOfAFrameWithABadBodyIsReadable) {
   PutU32(bytes, kFrameHeaderSize, 0);  // slot_count
   EXPECT_TRUE(RefusedNaming(bytes, "slot_count"));
   auto header = DecodeHeader(bytes);
-  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  ASSERT_OK(header);
   EXPECT_EQ(header->request_id, 0x1234u);
   EXPECT_EQ(header->type, MessageType::kSubscribe);
   EXPECT_EQ(header->version, kMaxVersion);
@@ -226,8 +227,8 @@ TEST(ProtocolCodec, FrameLengthOutsideItsBoundsIsRefused) {
   EXPECT_TRUE(RefusedNaming(bytes, "frame_length"));
   PutU32(bytes, 0, kMinFrameLength - 1);
   EXPECT_TRUE(RefusedNaming(bytes, "frame_length"));
-  EXPECT_TRUE(CheckFrameLength(kMaxFrameLength).ok());
-  EXPECT_TRUE(CheckFrameLength(kMinFrameLength).ok());
+  EXPECT_OK(CheckFrameLength(kMaxFrameLength));
+  EXPECT_OK(CheckFrameLength(kMinFrameLength));
   EXPECT_EQ(RefusalCode(bytes), ErrorCode::kBadFrame);
 }
 
@@ -323,7 +324,7 @@ TEST(ProtocolCodec, ARefusalMessageCanTravelInAnErrorFrame) {
   ASSERT_TRUE(NamesField(refused, "message"));
   EXPECT_NE(refused.message().find("\\xc0\\xaf"), std::string::npos) << refused.message();
   const ErrorMessage answer{0, RefusalCode(bytes), kMinVersion, kMaxVersion, refused.message()};
-  EXPECT_TRUE(EncodeFrame({14, answer}).ok());
+  EXPECT_OK(EncodeFrame({14, answer}));
 }
 
 // What the decoder refuses the encoder refuses too, naming the same field.
@@ -450,7 +451,7 @@ TEST(ProtocolCodec, ACorruptedByteIsRefusedOrDecodesToItsOwnEncoding) {
         }
         ++accepted;
         auto again = EncodeFrame(*decoded);
-        ASSERT_TRUE(again.ok()) << again.status().ToString();
+        ASSERT_OK(again);
         EXPECT_EQ(*again, bytes) << "byte " << at << " = " << int{value};
       }
     }

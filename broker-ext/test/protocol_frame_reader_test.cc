@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "gtest_util.h"
 #include "protocol/codec.h"
 #include "protocol/frame_reader.h"
 
@@ -44,7 +45,7 @@ TEST(FrameReader, OneByteAtATimeGivesTheSameFrames) {
   FrameReader reader;
   std::vector<Bytes> read;
   for (const uint8_t byte : Concatenated(frames)) {
-    ASSERT_TRUE(reader.Append({&byte, 1}).ok());
+    ASSERT_OK(reader.Append({&byte, 1}));
     for (Bytes& frame : Drain(reader)) read.push_back(std::move(frame));
   }
   EXPECT_EQ(read, frames);
@@ -53,7 +54,7 @@ TEST(FrameReader, OneByteAtATimeGivesTheSameFrames) {
 TEST(FrameReader, ManyFramesInOneAppendComeOutOneByOne) {
   const std::vector<Bytes> frames = SomeFrames();
   FrameReader reader;
-  ASSERT_TRUE(reader.Append(Concatenated(frames)).ok());
+  ASSERT_OK(reader.Append(Concatenated(frames)));
   EXPECT_EQ(Drain(reader), frames);
   EXPECT_FALSE(reader.NextFrame().has_value());
 }
@@ -61,9 +62,9 @@ TEST(FrameReader, ManyFramesInOneAppendComeOutOneByOne) {
 TEST(FrameReader, NothingComesOutOfAnIncompleteFrame) {
   const Bytes frame = SomeFrames().front();
   FrameReader reader;
-  ASSERT_TRUE(reader.Append(std::span(frame).first(frame.size() - 1)).ok());
+  ASSERT_OK(reader.Append(std::span(frame).first(frame.size() - 1)));
   EXPECT_FALSE(reader.NextFrame().has_value());
-  ASSERT_TRUE(reader.Append(std::span(frame).last(1)).ok());
+  ASSERT_OK(reader.Append(std::span(frame).last(1)));
   EXPECT_EQ(reader.NextFrame(), frame);
 }
 
@@ -113,7 +114,7 @@ TEST_F(FrameReaderOnASocket, FramesSplitAcrossWritesAreReassembled) {
   // Pieces of 5 bytes: every frame boundary falls somewhere inside a piece.
   for (size_t at = 0; at < stream.size(); at += 5) {
     Send(std::span(stream).subspan(at, std::min<size_t>(5, stream.size() - at)));
-    ASSERT_TRUE(reader.ReadFrom(reader_fd()).ok());
+    ASSERT_OK(reader.ReadFrom(reader_fd()));
     for (Bytes& frame : Drain(reader)) read.push_back(std::move(frame));
   }
   EXPECT_EQ(read, frames);
@@ -126,7 +127,7 @@ TEST_F(FrameReaderOnASocket, AnEndInsideAFrameNamesTheFrameLength) {
   Send(std::span(frame).first(10));
   CloseWriter();
   FrameReader reader;
-  ASSERT_TRUE(reader.ReadFrom(reader_fd()).ok());
+  ASSERT_OK(reader.ReadFrom(reader_fd()));
   const Status status = reader.ReadFrom(reader_fd());
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(StartsWith(status.message(), "frame_length = 28: the stream ended after 10 bytes"))
@@ -138,14 +139,14 @@ TEST_F(FrameReaderOnASocket, AnEndInsideTheLengthPrefixIsAnErrorToo) {
   Send(std::span(frame).first(2));
   CloseWriter();
   FrameReader reader;
-  ASSERT_TRUE(reader.ReadFrom(reader_fd()).ok());
+  ASSERT_OK(reader.ReadFrom(reader_fd()));
   EXPECT_TRUE(StartsWith(reader.ReadFrom(reader_fd()).message(), "frame_length = missing: "));
 }
 
 TEST_F(FrameReaderOnASocket, ANonBlockingSocketWithNothingToReadIsNotAnError) {
   ASSERT_EQ(::fcntl(reader_fd(), F_SETFL, O_NONBLOCK), 0);
   FrameReader reader;
-  EXPECT_TRUE(reader.ReadFrom(reader_fd()).ok());
+  EXPECT_OK(reader.ReadFrom(reader_fd()));
   EXPECT_FALSE(reader.NextFrame().has_value());
 }
 

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "gtest_util.h"
 #include "protocol_fuzz_entry.h"
 
 namespace sluice::brokerd::fuzz {
@@ -22,7 +23,7 @@ TEST(ProtocolFuzzCorpus, EverySeedRunsThroughTheEntryFunction) {
   size_t seeds = 0;
   for (const auto& entry : std::filesystem::directory_iterator(BROKERD_PROTOCOL_FUZZ_CORPUS_DIR)) {
     const Status status = CheckControlStream(ReadFile(entry.path()));
-    EXPECT_TRUE(status.ok()) << entry.path() << ": " << status.ToString();
+    EXPECT_OK(status) << entry.path();
     ++seeds;
   }
   EXPECT_GE(seeds, 30u);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gtest_util.h"
 #include "protocol/codec.h"
 #include "protocol/vectors.h"
 
@@ -85,12 +86,12 @@ TEST(ProtocolVectors, EveryVectorDecodesAsTheManifestSays) {
       continue;
     }
     ASSERT_EQ(e.values.at("result"), "ok");
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ASSERT_OK(decoded);
     std::map<std::string, std::string> described = {{"result", "ok"}};
     for (const auto& [key, value] : vectors::Describe(*decoded)) described[key] = value;
     EXPECT_EQ(described, e.values);
     auto encoded = EncodeFrame(*decoded);
-    ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+    ASSERT_OK(encoded);
     EXPECT_EQ(*encoded, bytes);
   }
 }
@@ -99,7 +100,7 @@ TEST(ProtocolVectors, TheCommittedFilesAreWhatTheGeneratorWrites) {
   const fs::path fresh = fs::path(::testing::TempDir()) / "protocol-vectors";
   fs::remove_all(fresh);
   fs::create_directories(fresh);
-  ASSERT_TRUE(vectors::WriteAll(fresh.string()).ok());
+  ASSERT_OK(vectors::WriteAll(fresh.string()));
   std::set<std::string> written;
   for (const auto& file : fs::directory_iterator(fresh)) {
     const std::string name = file.path().filename().string();

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "gtest_util.h"
 #include "sluice/random_name.h"
 
 namespace sluice::brokerd {
@@ -29,12 +30,12 @@ SegmentNames::RandomSource Script(std::deque<std::string> values) {
   };
 }
 
-class SegmentNamesTest : public testing::Test {
+class SegmentNamesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("segment-names-" + std::to_string(getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -64,13 +65,13 @@ class SegmentNamesTest : public testing::Test {
 
 TEST_F(SegmentNamesTest, NamesArePidRunAndAFreshRandomPart) {
   auto names = SegmentNames::ForThisRun();
-  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  ASSERT_OK(names);
   const std::string prefix =
       "sluice-brokerd." + std::to_string(getpid()) + "." + names->run() + ".";
   EXPECT_EQ(names->run().size(), 8u);
   std::set<std::string> seen;
   for (int i = 0; i < 100; ++i) {
-    const std::string name = names->Next().MoveValue();
+    ASSERT_OK_AND_ASSIGN(const std::string name, names->Next());
     ASSERT_TRUE(name.starts_with(prefix)) << name;
     const std::string random = name.substr(prefix.size());
     EXPECT_EQ(random.size(), 16u) << name;
@@ -83,17 +84,18 @@ TEST_F(SegmentNamesTest, NamesArePidRunAndAFreshRandomPart) {
 
 // The daemon warns when doorbells cannot be bound in its segment folder: sun_path is 108 bytes.
 TEST_F(SegmentNamesTest, TheLongestPathIsTheDoorbellsTemporaryName) {
-  auto names = SegmentNames::Create(4242, Script({"0badf00d", "0123456789abcdef"})).MoveValue();
-  const std::string bell_temporary =
-      "/dev/shm/" + names.Next().MoveValue() + ".bell" + TemporarySuffix().MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto names,
+                       SegmentNames::Create(4242, Script({"0badf00d", "0123456789abcdef"})));
+  ASSERT_OK_AND_ASSIGN(const std::string name, names.Next());
+  ASSERT_OK_AND_ASSIGN(const std::string suffix, TemporarySuffix());
+  const std::string bell_temporary = "/dev/shm/" + name + ".bell" + suffix;
   EXPECT_EQ(names.LongestPathIn("/dev/shm"), bell_temporary.size()) << bell_temporary;
 }
 
 TEST_F(SegmentNamesTest, AFileInTheWayOfANameIsPassedOverAndLeftAlone) {
-  auto names =
-      SegmentNames::Create(
-          4242, Script({"0badf00d", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}))
-          .MoveValue();
+  ASSERT_OK_AND_ASSIGN(
+      auto names, SegmentNames::Create(4242, Script({"0badf00d", "aaaaaaaaaaaaaaaa",
+                                                     "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"})));
   const std::string taken = "sluice-brokerd.4242.0badf00d.aaaaaaaaaaaaaaaa";
   Touch(taken, "someone else's");
   WriterOptions options;
@@ -101,7 +103,7 @@ TEST_F(SegmentNamesTest, AFileInTheWayOfANameIsPassedOverAndLeftAlone) {
   options.slot_size = 4096;
   options.lane_count = 1;
   auto created = CreateSegment(options, dir_.string(), names);
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_OK(created);
   EXPECT_EQ(created->name, "sluice-brokerd.4242.0badf00d.bbbbbbbbbbbbbbbb");
   EXPECT_TRUE(std::filesystem::exists(dir_ / created->name));
   std::ifstream in(dir_ / taken);
@@ -111,7 +113,7 @@ TEST_F(SegmentNamesTest, AFileInTheWayOfANameIsPassedOverAndLeftAlone) {
 TEST_F(SegmentNamesTest, NamesTakenOverAndOverGiveUpWithTheError) {
   std::deque<std::string> script = {"0badf00d"};
   for (int i = 0; i < 20; ++i) script.push_back("aaaaaaaaaaaaaaaa");
-  auto names = SegmentNames::Create(4242, Script(script)).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto names, SegmentNames::Create(4242, Script(script)));
   Touch("sluice-brokerd.4242.0badf00d.aaaaaaaaaaaaaaaa");
   WriterOptions options;
   options.slot_count = 2;
@@ -123,7 +125,7 @@ TEST_F(SegmentNamesTest, NamesTakenOverAndOverGiveUpWithTheError) {
 }
 
 TEST_F(SegmentNamesTest, FilesOfGoneDaemonsAndOfThisPidsEarlierRunsAreTold) {
-  auto names = SegmentNames::Create(100, Script({"0000run1"})).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto names, SegmentNames::Create(100, Script({"0000run1"})));
   auto running = [](pid_t pid) { return pid == 100 || pid == 200; };
   // This daemon's own files.
   EXPECT_FALSE(names.LeftByAGoneDaemon("sluice-brokerd.100.0000run1.0123456789abcdef", running));
@@ -150,7 +152,8 @@ TEST_F(SegmentNamesTest, FilesOfGoneDaemonsAndOfThisPidsEarlierRunsAreTold) {
 }
 
 TEST_F(SegmentNamesTest, RemoveLeftoversRemovesOnlyGoneDaemonsFiles) {
-  auto names = SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto names,
+                       SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})));
   const std::string pid = std::to_string(getpid());
   const std::string mine = "sluice-brokerd." + pid + ".0000run1.0123456789abcdef";
   const std::string earlier_run = "sluice-brokerd." + pid + ".0000run0.0123456789abcdef";
@@ -169,7 +172,8 @@ TEST_F(SegmentNamesTest, RemoveLeftoversRemovesOnlyGoneDaemonsFiles) {
 // Containers sharing one /dev/shm: a live daemon's PID may not exist in this PID namespace, or be
 // this daemon's own. Its held lock keeps its files; a run whose lock nobody holds is gone.
 TEST_F(SegmentNamesTest, ARunWhoseLockIsHeldIsKeptWhateverItsPidAndOneWithoutAHolderRemoved) {
-  auto names = SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto names,
+                       SegmentNames::Create(getpid(), Script({"0000run1", "cccccccccccccccc"})));
   const std::string pid = std::to_string(getpid());
   // PIDs are at most 2^22 on Linux: these never run here.
   const std::string elsewhere = "sluice-brokerd.99999999.0000run7";
@@ -205,15 +209,15 @@ TEST_F(SegmentNamesTest, ARunWhoseLockIsHeldIsKeptWhateverItsPidAndOneWithoutAHo
 }
 
 TEST_F(SegmentNamesTest, TheFirstSegmentTakesTheRunsLockWhichKeepsItsFilesUntilTheNamesEnd) {
-  auto names =
-      SegmentNames::Create(99999999, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}))
-          .MoveValue();
+  ASSERT_OK_AND_ASSIGN(
+      auto names,
+      SegmentNames::Create(99999999, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"})));
   WriterOptions options;
   options.slot_count = 2;
   options.slot_size = 4096;
   options.lane_count = 1;
   auto created = CreateSegment(options, dir_.string(), names);
-  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_OK(created);
   const std::string lock = "sluice-brokerd.99999999.0000run1.lock";
   struct stat info {};
   ASSERT_EQ(::stat((dir_ / lock).c_str(), &info), 0);
@@ -222,19 +226,20 @@ TEST_F(SegmentNamesTest, TheFirstSegmentTakesTheRunsLockWhichKeepsItsFilesUntilT
       << "the lock file was made under a name of its own and linked into place";
 
   // Another daemon, in a PID namespace where 99999999 does not run, leaves them alone.
-  auto other = SegmentNames::Create(getpid(), Script({"0000run2", "cccccccccccccccc"})).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto other,
+                       SegmentNames::Create(getpid(), Script({"0000run2", "cccccccccccccccc"})));
   other.RemoveLeftovers(dir_.string());
   EXPECT_TRUE(std::filesystem::exists(dir_ / created->name));
 
   created->writer.reset();
-  names = SegmentNames::Create(getpid(), Script({"0000run3"})).MoveValue();
+  ASSERT_OK_AND_ASSIGN(names, SegmentNames::Create(getpid(), Script({"0000run3"})));
   EXPECT_FALSE(std::filesystem::exists(dir_ / lock)) << "the names' end removes the lock file";
 }
 
 TEST_F(SegmentNamesTest, ALockFileInTheWayFailsTheSegmentNamingIt) {
-  auto names =
-      SegmentNames::Create(4242, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}))
-          .MoveValue();
+  ASSERT_OK_AND_ASSIGN(
+      auto names,
+      SegmentNames::Create(4242, Script({"0000run1", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"})));
   Touch("sluice-brokerd.4242.0000run1.lock", "someone else's");
   WriterOptions options;
   options.slot_count = 2;

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "gtest_util.h"
+
 namespace sluice::brokerd {
 namespace {
 
 std::vector<TopicGrant> Rules(std::string_view text) {
   auto rules = TopicAcl::ParseRules("sluice.allowed.topics", text);
-  EXPECT_TRUE(rules.ok()) << rules.status().ToString();
+  EXPECT_OK(rules);
   return rules.ok() ? rules.MoveValue() : std::vector<TopicGrant>{};
 }
 
