@@ -72,16 +72,6 @@ class DaemonAccessGroupTest : public DaemonConnectionTest {
     return request;
   }
 
-  // A connection of this process' uid, or -errno when connect fails.
-  int ConnectOrErrno() const {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address = Address();
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) return fd;
-    const int err = errno;
-    ::close(fd);
-    return -err;
-  }
-
   // What a reader does, in the child: connect, subscribe to `topic`, map the segment and read
   // `records` records, the segment and its doorbell the group's. 0 when all went; else which
   // step failed.

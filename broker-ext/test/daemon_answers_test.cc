@@ -51,7 +51,7 @@ constexpr size_t kBody = p::kFrameHeaderSize;
 
 TEST_F(DaemonAnswersTest, AMalformedSubscribeIsAnsweredWithItsOwnRequestId) {
   auto connection = Connect();
-  std::vector<uint8_t> bytes = p::EncodeFrame({41, Request()}).MoveValue();
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, p::EncodeFrame({41, Request()}));
   Put(bytes, kBody + 24, 9, 2);  // mode
   const p::ErrorMessage error = AnswerTo(*connection, bytes, 41);
   EXPECT_EQ(error.code, p::ErrorCode::kBadFrame);
@@ -61,7 +61,7 @@ TEST_F(DaemonAnswersTest, AMalformedSubscribeIsAnsweredWithItsOwnRequestId) {
 
 TEST_F(DaemonAnswersTest, AFrameWhoseHeaderCannotBeReadIsAnsweredWithRequestIdZero) {
   auto connection = Connect();
-  std::vector<uint8_t> bytes = p::EncodeFrame({42, Request()}).MoveValue();
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, p::EncodeFrame({42, Request()}));
   Put(bytes, 6, 99, 2);  // type
   const p::ErrorMessage error = AnswerTo(*connection, bytes, 0);
   EXPECT_EQ(error.code, p::ErrorCode::kUnknownType);
@@ -79,7 +79,7 @@ TEST_F(DaemonAnswersTest, ADaemonOnlyMessageIsUnexpectedWhateverItsBody) {
     SCOPED_TRACE(p::NameOf(p::TypeOf(frame.message)));
     for (const bool broken_body : {false, true}) {
       auto connection = Connect();
-      std::vector<uint8_t> bytes = p::EncodeFrame(frame).MoveValue();
+      ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, p::EncodeFrame(frame));
       if (broken_body) {
         bytes.resize(kBody + 3);
         Put(bytes, 0, bytes.size() - 4, 4);
@@ -94,7 +94,7 @@ TEST_F(DaemonAnswersTest, ADaemonOnlyMessageIsUnexpectedWhateverItsBody) {
 // slot_count's bounds are the format's: outside them the frame is malformed.
 TEST_F(DaemonAnswersTest, ASlotCountOutsideTheFormatsBoundsIsABadFrame) {
   auto connection = Connect();
-  std::vector<uint8_t> bytes = p::EncodeFrame({46, Request()}).MoveValue();
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, p::EncodeFrame({46, Request()}));
   Put(bytes, kBody, 65537, 4);  // slot_count
   const p::ErrorMessage error = AnswerTo(*connection, bytes, 46);
   EXPECT_EQ(error.code, p::ErrorCode::kBadFrame);
@@ -109,8 +109,8 @@ TEST_F(DaemonAnswersTest, ASegmentBeyondTheDaemonsLimitIsABadRequest) {
   p::Subscribe request = Request();
   request.slot_count = 65536;
   request.slot_size = 1 << 20;  // 64 GiB in all
-  const p::ErrorMessage error =
-      AnswerTo(*connection, p::EncodeFrame({47, request}).MoveValue(), 47);
+  ASSERT_OK_AND_ASSIGN(const std::vector<uint8_t> bytes, p::EncodeFrame({47, request}));
+  const p::ErrorMessage error = AnswerTo(*connection, bytes, 47);
   EXPECT_EQ(error.code, p::ErrorCode::kBadRequest) << error.message;
   connection->Send(48, Request());
   std::optional<p::Frame> answer = connection->Receive();

@@ -32,12 +32,12 @@ class DaemonAuthorizationTest : public DaemonConnectionTest {
   // Reads the subscription's segment until `count` records came.
   void Read(const p::Subscribed& subscribed, int count) {
     auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string());
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ASSERT_OK(reader);
     for (int seen = 0; seen < count;) {
       auto object = (*reader)->Next(std::chrono::seconds(10));
-      ASSERT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      ASSERT_OK(object) << Log();
       seen += static_cast<int>(object->record_count);
-      ASSERT_TRUE((*reader)->Release(*object).ok());
+      ASSERT_OK((*reader)->Release(*object));
     }
   }
 };

@@ -2,7 +2,6 @@
 // codec and read through a segment, against librdkafka's in-process mock cluster so that it runs
 // in a second. The Java integration tests run the same binary against the real Kafka broker.
 #include <arrow/api.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 // clang-format off: the mock header needs rdkafka.h first
@@ -10,11 +9,9 @@
 // clang-format on
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,12 +26,12 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "daemon/segment_names.h"
+#include "daemon_connection.h"
+#include "gtest_util.h"
 #include "protocol/codec.h"
-#include "protocol/frame_reader.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 #include "small_tmpfs.h"
@@ -44,70 +41,35 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace p = protocol;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kPartitions = 3;
 
-class DaemonProcessTest : public ::testing::Test {
+class DaemonProcessTest : public DaemonConnectionTest {
  protected:
-  void SetUp() override {
-    std::array<char, 512> error{};
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    ASSERT_EQ(rd_kafka_conf_set(conf, "test.mock.num.brokers", "3", error.data(), error.size()),
-              RD_KAFKA_CONF_OK);
-    producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error.data(), error.size());
-    ASSERT_NE(producer_, nullptr) << error.data();
-    cluster_ = rd_kafka_handle_mock_cluster(producer_);
-    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
-    dir_ = std::filesystem::temp_directory_path() /
-           ("brokerd-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    socket_ = (dir_ / "brokerd.sock").string();
-  }
+  DaemonProcessTest() : DaemonConnectionTest(3, "127.0.0.1:0") {}
 
-  void TearDown() override {
-    if (daemon_ > 0) {
-      ::kill(daemon_, SIGKILL);
-      ::waitpid(daemon_, nullptr, 0);
-    }
-    if (fd_ >= 0) ::close(fd_);
-    rd_kafka_destroy(producer_);
-    std::filesystem::remove_all(dir_);
+  void SetUp() override {
+    DaemonConnectionTest::SetUp();
+    if (HasFatalFailure()) return;
+    CreateTopic("t", kPartitions);
   }
 
   // Values "value-I" for I in [first, first + count), record I on partition I % kPartitions.
   void Produce(int count, size_t padding = 0, int first = 0) {
     for (int i = first; i < first + count; ++i) {
-      const std::string value = "value-" + std::to_string(i) + std::string(padding, '.');
-      ASSERT_EQ(
-          rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(i % kPartitions),
-                            RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
-          RD_KAFKA_RESP_ERR_NO_ERROR);
+      Queue("t", i % kPartitions, "value-" + std::to_string(i) + std::string(padding, '.'));
     }
-    ASSERT_EQ(rd_kafka_flush(producer_, 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
+    Flush();
   }
 
-  // A chunk record; `seq` is the header's text, so tests can write malformed ones.
+  // A chunk record, queued; `seq` is the header's text, so tests can write malformed ones.
   void ProduceChunk(int32_t partition, const std::string& stream, const std::string& seq, bool eos,
                     const std::string& payload) {
-    const std::string job = "job-1";
-    rd_kafka_headers_t* headers = rd_kafka_headers_new(4);
-    rd_kafka_header_add(headers, "sluice.job", -1, job.data(), static_cast<ssize_t>(job.size()));
-    rd_kafka_header_add(headers, "sluice.stream", -1, stream.data(),
-                        static_cast<ssize_t>(stream.size()));
-    rd_kafka_header_add(headers, "sluice.seq", -1, seq.data(), static_cast<ssize_t>(seq.size()));
-    if (eos) rd_kafka_header_add(headers, "sluice.eos", -1, "true", 4);
-    ASSERT_EQ(rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(partition),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(payload.data()), payload.size()),
-                                RD_KAFKA_V_HEADERS(headers),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
+    std::vector<std::pair<std::string, std::string>> headers = {
+        {"sluice.job", "job-1"}, {"sluice.stream", stream}, {"sluice.seq", seq}};
+    if (eos) headers.emplace_back("sluice.eos", "true");
+    Queue("t", partition, payload, headers);
   }
-
-  void Flush() { ASSERT_EQ(rd_kafka_flush(producer_, 10000), RD_KAFKA_RESP_ERR_NO_ERROR); }
 
   // Reads CHUNKS objects until every stream in `streams` has seen its end; returns, per stream,
   // the seqs and payloads in the order they came.
@@ -117,105 +79,32 @@ class DaemonProcessTest : public ::testing::Test {
     size_t ended = 0;
     while (ended < streams) {
       auto object = reader.Next(10s);
-      EXPECT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      EXPECT_OK(object) << Log();
       if (!object.ok()) return seen;
-      auto batch = DecodeObject(*object, ChunksSchema()).MoveValue();
-      auto stream = std::static_pointer_cast<arrow::StringArray>(batch->GetColumnByName("stream"));
-      auto seq = std::static_pointer_cast<arrow::UInt64Array>(batch->GetColumnByName("seq"));
-      auto eos = std::static_pointer_cast<arrow::BooleanArray>(batch->GetColumnByName("eos"));
+      auto batch = DecodeObject(*object, ChunksSchema());
+      EXPECT_OK(batch);
+      if (!batch.ok()) return seen;
+      auto stream =
+          std::static_pointer_cast<arrow::StringArray>((*batch)->GetColumnByName("stream"));
+      auto seq = std::static_pointer_cast<arrow::UInt64Array>((*batch)->GetColumnByName("seq"));
+      auto eos = std::static_pointer_cast<arrow::BooleanArray>((*batch)->GetColumnByName("eos"));
       auto payload =
-          std::static_pointer_cast<arrow::BinaryArray>(batch->GetColumnByName("payload"));
-      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+          std::static_pointer_cast<arrow::BinaryArray>((*batch)->GetColumnByName("payload"));
+      for (int64_t row = 0; row < (*batch)->num_rows(); ++row) {
         seen[std::string(stream->GetView(row))].emplace_back(seq->Value(row),
                                                              std::string(payload->GetView(row)));
         if (eos->Value(row)) ++ended;
       }
-      EXPECT_TRUE(reader.Release(*object).ok());
+      EXPECT_OK(reader.Release(*object));
     }
     return seen;
   }
 
-  // A file the daemon's process creates in dir_ before it runs the daemon, named PREFIX, its own
-  // pid, SUFFIX: what a daemon killed earlier under the same pid would have left.
-  struct FileOfThisPid {
-    std::string prefix;
-    std::string suffix;
-  };
-
-  // Starts the daemon and waits for its socket to accept connections.
+  // Starts the daemon and connects to it (connection_).
   void StartDaemon(std::vector<std::string> extra = {}, std::vector<FileOfThisPid> files = {}) {
-    Launch(std::move(extra), std::move(files));
-    const Clock::time_point deadline = Clock::now() + 10s;
-    while (Clock::now() < deadline) {
-      fd_ = Connect();
-      if (fd_ >= 0) return;
-      ASSERT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << "the daemon exited: " << Log();
-      std::this_thread::sleep_for(10ms);  // polling for a file no event announces
-    }
-    FAIL() << "the daemon did not listen: " << Log();
-  }
-
-  // Runs the daemon until it exits by itself; its exit code.
-  int RunDaemonToExit(std::vector<std::string> extra = {}) {
-    Launch(std::move(extra), {});
-    int status = 0;
-    EXPECT_EQ(::waitpid(daemon_, &status, 0), daemon_);
-    daemon_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
-  void Launch(std::vector<std::string> extra, std::vector<FileOfThisPid> files) {
-    std::vector<std::string> args = {SLUICE_BROKERD_BIN,
-                                     "--bootstrap-servers",
-                                     rd_kafka_mock_cluster_bootstraps(cluster_),
-                                     "--socket",
-                                     socket_,
-                                     "--metrics",
-                                     "127.0.0.1:0",
-                                     "-X",
-                                     "sluice.segment.dir=" + dir_.string(),
-                                     "-X",
-                                     "sluice.liveness.timeout.ms=30000"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    const std::string log_path = (dir_ / "daemon.log").string();
-    std::vector<std::string> prefixes;
-    for (const FileOfThisPid& file : files) prefixes.push_back((dir_ / file.prefix).string());
-    daemon_ = ::fork();
-    ASSERT_GE(daemon_, 0);
-    if (daemon_ == 0) {
-      // Only async-signal-safe calls from here: the test's librdkafka threads did not fork.
-      for (size_t i = 0; i < files.size(); ++i) {
-        char path[512];
-        char digits[16];
-        size_t count = 0;
-        for (pid_t pid = ::getpid(); pid > 0; pid /= 10) {
-          digits[count++] = static_cast<char>('0' + pid % 10);
-        }
-        size_t length = 0;
-        for (const char c : prefixes[i]) path[length++] = c;
-        while (count > 0) path[length++] = digits[--count];
-        for (const char c : files[i].suffix) path[length++] = c;
-        path[length] = '\0';
-        ::close(::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600));
-      }
-      const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-      ::dup2(log, STDERR_FILENO);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-
-  int Connect() const {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strcpy(address.sun_path, socket_.c_str());
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) return fd;
-    ::close(fd);
-    return -1;
+    DaemonConnectionTest::StartDaemon(std::move(extra), std::move(files));
+    if (HasFatalFailure()) return;
+    connection_ = Connect();
   }
 
   // GET /metrics from the port the ready line names.
@@ -243,6 +132,20 @@ class DaemonProcessTest : public ::testing::Test {
     return response;
   }
 
+  // Scrapes until the metrics hold `line`: counters and gauges are published between pump
+  // rounds.
+  void AwaitMetric(const std::string& line) const {
+    std::string metrics;
+    EXPECT_TRUE(testing::Eventually(
+        "the metric " + line,
+        [&] {
+          metrics = Scrape();
+          return metrics.find(line) != std::string::npos;
+        },
+        10s, 50ms))
+        << metrics;
+  }
+
   // Reads objects until `count` records came, releasing each; returns the last object's id.
   uint64_t ReadRecords(SegmentReader& reader, int count,
                        std::vector<int32_t>* partitions = nullptr) {
@@ -250,18 +153,20 @@ class DaemonProcessTest : public ::testing::Test {
     uint64_t last = 0;
     while (seen < count) {
       auto object = reader.Next(10s);
-      EXPECT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
+      EXPECT_OK(object) << Log();
       if (!object.ok()) return last;
       if (partitions != nullptr) {
-        auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
-        auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
-        for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        auto batch = DecodeObject(*object, RecordsSchema());
+        EXPECT_OK(batch);
+        if (!batch.ok()) return last;
+        auto partition = std::static_pointer_cast<arrow::Int32Array>((*batch)->column(0));
+        for (int64_t row = 0; row < (*batch)->num_rows(); ++row) {
           partitions->push_back(partition->Value(row));
         }
       }
       seen += static_cast<int>(object->record_count);
       last = object->object_id;
-      EXPECT_TRUE(reader.Release(*object).ok());
+      EXPECT_OK(reader.Release(*object));
     }
     return last;
   }
@@ -272,8 +177,8 @@ class DaemonProcessTest : public ::testing::Test {
                             std::array<int64_t, kPartitions>& next) {
     for (int seen = 0; seen < count;) {
       auto object = reader.Next(10s);
-      ASSERT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
-      auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
+      ASSERT_OK(object) << Log();
+      ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(*object, RecordsSchema()));
       auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
       auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
       auto value = std::static_pointer_cast<arrow::BinaryArray>(batch->column(4));
@@ -283,45 +188,20 @@ class DaemonProcessTest : public ::testing::Test {
         ASSERT_EQ(value->GetView(row),
                   "value-" + std::to_string(offset->Value(row) * kPartitions + p));
       }
-      ASSERT_TRUE(reader.Release(*object).ok());
+      ASSERT_OK(reader.Release(*object));
     }
   }
 
-  std::string Log() const {
-    std::ifstream in(dir_ / "daemon.log");
-    return {std::istreambuf_iterator<char>(in), {}};
-  }
-
   void Send(uint64_t request_id, p::Message message, uint16_t version = p::kMaxVersion) {
-    auto bytes = p::EncodeFrame({request_id, std::move(message), version});
-    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-    ASSERT_EQ(::send(fd_, bytes->data(), bytes->size(), MSG_NOSIGNAL),
-              static_cast<ssize_t>(bytes->size()));
+    connection_->Send(request_id, std::move(message), version);
   }
 
   // The next frame that is not a heartbeat, waiting up to 10 s; the heartbeats' versions go to
   // `heartbeat_versions`.
   p::Frame Receive(std::vector<uint16_t>* heartbeat_versions = nullptr) {
-    const Clock::time_point deadline = Clock::now() + 10s;
-    while (Clock::now() < deadline) {
-      while (auto bytes = reader_.NextFrame()) {
-        auto frame = p::DecodeFrame(*bytes);
-        EXPECT_TRUE(frame.ok()) << frame.status().ToString();
-        if (!frame.ok()) return {};
-        if (!std::holds_alternative<p::Heartbeat>(frame->message)) return *frame;
-        if (heartbeat_versions != nullptr) heartbeat_versions->push_back(frame->version);
-      }
-      pollfd pfd{fd_, POLLIN, 0};
-      ::poll(&pfd, 1, 100);
-      if (pfd.revents != 0) {
-        const Status status = reader_.ReadFrom(fd_);
-        if (!status.ok()) {
-          ADD_FAILURE() << status.ToString() << "\n" << Log();
-          return {};
-        }
-      }
-    }
-    ADD_FAILURE() << "no frame in 10 s\n" << Log();
+    std::optional<p::Frame> frame = connection_->Receive(10s, heartbeat_versions);
+    if (frame.has_value()) return *std::move(frame);
+    ADD_FAILURE() << "no frame in 10 s, or the daemon closed the connection\n" << Log();
     return {};
   }
 
@@ -336,13 +216,7 @@ class DaemonProcessTest : public ::testing::Test {
     return request;
   }
 
-  rd_kafka_t* producer_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::filesystem::path dir_;
-  std::string socket_;
-  pid_t daemon_ = -1;
-  int fd_ = -1;
-  p::FrameReader reader_;
+  std::unique_ptr<DaemonConnection> connection_;
 };
 
 TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
@@ -366,14 +240,14 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   EXPECT_EQ(info.st_mode & 0777, 0600u) << "the segment is owner-only";
 
   auto reader = SegmentReader::Open(segment);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   std::array<int64_t, kPartitions> next{};
   int seen = 0;
   uint64_t last_object = 0;
   while (seen < kRecords) {
     auto object = (*reader)->Next(10s);
-    ASSERT_TRUE(object.ok()) << object.status().ToString() << "\n" << Log();
-    auto batch = DecodeObject(*object, RecordsSchema()).MoveValue();
+    ASSERT_OK(object) << Log();
+    ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(*object, RecordsSchema()));
     auto partition = std::static_pointer_cast<arrow::Int32Array>(batch->column(0));
     auto offset = std::static_pointer_cast<arrow::Int64Array>(batch->column(1));
     auto value = std::static_pointer_cast<arrow::BinaryArray>(batch->column(4));
@@ -384,17 +258,15 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
                 "value-" + std::to_string(offset->Value(row) * kPartitions + p));
     }
     last_object = object->object_id;
-    ASSERT_TRUE((*reader)->Release(*object).ok());
+    ASSERT_OK((*reader)->Release(*object));
   }
   Send(8, p::Release{subscribed->subscription_id, last_object});
   Send(9, p::Close{subscribed->subscription_id});
   EXPECT_EQ((*reader)->Next(10s).status().code(), StatusCode::kEndOfStream)
       << "CLOSE ends the segment after what was published";
-  const Clock::time_point deadline = Clock::now() + 5s;
-  while (std::filesystem::exists(segment) && Clock::now() < deadline) {
-    std::this_thread::sleep_for(10ms);  // the unlink has no event to wait on
-  }
-  EXPECT_FALSE(std::filesystem::exists(segment)) << "CLOSE removes the segment";
+  EXPECT_TRUE(testing::Eventually(
+      "CLOSE to remove the segment", [&] { return !std::filesystem::exists(segment); }, 5s,
+      10ms));  // the unlink has no event to wait on
 }
 
 // A reader of protocol version 1 gets version-1 frames, whose SUBSCRIBED names no folder: it
@@ -412,14 +284,13 @@ TEST_F(DaemonProcessTest, AVersionOneReaderIsAnsweredInVersionOne) {
   ASSERT_FALSE(heartbeats.empty()) << "the daemon's first heartbeat comes before any answer";
   EXPECT_EQ(heartbeats.front(), 1) << "sent before the reader said which version it speaks";
   auto reader = SegmentReader::Open((dir_ / subscribed->segment_name).string());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   ReadRecords(**reader, 3);
 
   // A version the daemon does not speak is answered in version 1, with the range it speaks.
-  std::vector<uint8_t> bytes = p::EncodeFrame({2, p::Close{0}, 1}).MoveValue();
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, p::EncodeFrame({2, p::Close{0}, 1}));
   bytes[4] = p::kMaxVersion + 1;
-  ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(bytes.size()));
+  connection_->SendBytes(bytes);
   answer = Receive();
   EXPECT_EQ(answer.version, 1);
   auto* error = std::get_if<p::ErrorMessage>(&answer.message);
@@ -455,8 +326,8 @@ TEST_F(DaemonProcessTest, APeerWhoseUidIsNotAllowedIsRefusedBeforeAnythingIsMapp
   // The daemon refuses on accept, before reading: it may have closed before this is sent, and a
   // send that finds the connection closed is as good (the ERROR still waits to be read).
   auto bytes = p::EncodeFrame({1, Request()});
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-  const ssize_t sent = ::send(fd_, bytes->data(), bytes->size(), MSG_NOSIGNAL);
+  ASSERT_OK(bytes);
+  const ssize_t sent = ::send(connection_->fd(), bytes->data(), bytes->size(), MSG_NOSIGNAL);
   EXPECT_TRUE(sent == static_cast<ssize_t>(bytes->size()) || errno == EPIPE || errno == ECONNRESET)
       << std::strerror(errno);
   p::Frame answer = Receive();
@@ -466,7 +337,7 @@ TEST_F(DaemonProcessTest, APeerWhoseUidIsNotAllowedIsRefusedBeforeAnythingIsMapp
   EXPECT_EQ(answer.request_id, 0u);
   std::array<uint8_t, 16> rest{};
   // The daemon closed the connection: an end of stream, or a reset since SUBSCRIBE was unread.
-  EXPECT_LE(::recv(fd_, rest.data(), rest.size(), 0), 0);
+  EXPECT_LE(::recv(connection_->fd(), rest.data(), rest.size(), 0), 0);
   // The daemon's own run lock is there from its start (segment_names.h); no segment is.
   for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
     const std::string name = entry.path().filename().string();
@@ -477,8 +348,8 @@ TEST_F(DaemonProcessTest, APeerWhoseUidIsNotAllowedIsRefusedBeforeAnythingIsMapp
 
 TEST_F(DaemonProcessTest, AMalformedFrameIsAnsweredWithBadFrameAndTheConnectionClosed) {
   StartDaemon();
-  const std::array<uint8_t, 16> garbage = {12, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  ASSERT_EQ(::send(fd_, garbage.data(), garbage.size(), MSG_NOSIGNAL), 16);
+  const std::vector<uint8_t> garbage = {12, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  connection_->SendBytes(garbage);
   p::Frame answer = Receive();
   auto* error = std::get_if<p::ErrorMessage>(&answer.message);
   ASSERT_NE(error, nullptr);
@@ -493,7 +364,7 @@ TEST_F(DaemonProcessTest, SigtermCommitsRemovesTheSegmentsAndTheSocketAndExitsZe
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   const std::string segment = (dir_ / subscribed.segment_name).string();
-  auto reader = SegmentReader::Open(segment).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(segment));
   const uint64_t last_object = ReadRecords(*reader, 30);
   // What was sent before the signal is served before the daemon stops.
   Send(2, p::Release{subscribed.subscription_id, last_object});
@@ -547,7 +418,7 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   request.slot_size = 1024;
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   p::Frame answer = Receive();
   auto* error = std::get_if<p::ErrorMessage>(&answer.message);
   ASSERT_NE(error, nullptr);
@@ -570,7 +441,8 @@ TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscr
   small.partitions.resize(1);  // partition 0
   Send(1, small);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((folder / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       SegmentReader::Open((folder / subscribed.segment_name).string()));
   std::array<int64_t, kPartitions> next{};
   ReadInPartitionOrder(*reader, 100, next);
   const std::vector<std::string> before = tmpfs.Files();
@@ -628,7 +500,7 @@ TEST_F(DaemonProcessTest, TheSegmentsTogetherAreBoundedAndTheRoomComesBackWhenOn
       << error->message;
 
   // The first still delivers; ending the second gives its bytes back.
-  auto reader = SegmentReader::Open((dir_ / one.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / one.segment_name).string()));
   ReadRecords(*reader, 100);
   Send(4, p::Close{two.subscription_id});
   Send(5, partition(2));
@@ -643,26 +515,18 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   Send(1, first);
   auto one = std::get<p::Subscribed>(Receive().message);
 
-  const int other_fd = Connect();
-  ASSERT_GE(other_fd, 0);
+  auto other = Connect();
   p::Subscribe second = Request();
   second.partitions.erase(second.partitions.begin());  // partitions 1 and 2
-  auto bytes = p::EncodeFrame({2, second}).MoveValue();
-  ASSERT_EQ(::send(other_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(bytes.size()));
-  p::FrameReader other_reader;
-  std::optional<p::Subscribed> two;
-  while (!two.has_value()) {
-    ASSERT_TRUE(other_reader.ReadFrom(other_fd).ok());
-    while (auto frame = other_reader.NextFrame()) {
-      auto decoded = p::DecodeFrame(*frame).MoveValue();
-      if (auto* s = std::get_if<p::Subscribed>(&decoded.message)) two = *s;
-    }
-  }
+  other->Send(2, second);
+  std::optional<p::Frame> answer = other->Receive();
+  ASSERT_TRUE(answer.has_value()) << Log();
+  auto* two = std::get_if<p::Subscribed>(&answer->message);
+  ASSERT_NE(two, nullptr) << p::NameOf(p::TypeOf(answer->message));
   EXPECT_EQ(two->partitions, (std::vector<int32_t>{1, 2}));
 
-  auto reader_one = SegmentReader::Open((dir_ / one.segment_name).string()).MoveValue();
-  auto reader_two = SegmentReader::Open((dir_ / two->segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader_one, SegmentReader::Open((dir_ / one.segment_name).string()));
+  ASSERT_OK_AND_ASSIGN(auto reader_two, SegmentReader::Open((dir_ / two->segment_name).string()));
   std::vector<int32_t> partitions_one;
   std::vector<int32_t> partitions_two;
   ReadRecords(*reader_one, 100, &partitions_one);
@@ -673,7 +537,7 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   EXPECT_EQ(Log().find("sessions=2"), std::string::npos) << "one fetch session for both";
 
   // The first reader goes away: its connection ends, the other subscription goes on.
-  ::close(other_fd);
+  other.reset();
   Produce(300);
   ReadRecords(*reader_one, 100);
   EXPECT_EQ(reader_two->Next(10s).status().code(), StatusCode::kEndOfStream);
@@ -684,13 +548,15 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
     const size_t at = metrics.find(name);
     return at == std::string::npos ? -1 : std::stoll(metrics.substr(at + name.size()));
   };
-  std::string metrics = Scrape();
-  const Clock::time_point deadline = Clock::now() + 10s;
-  while (records_out(metrics) < 400 && Clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);
-    metrics = Scrape();
-  }
-  EXPECT_GE(records_out(metrics), 400) << metrics;
+  std::string metrics;
+  EXPECT_TRUE(testing::Eventually(
+      "400 records counted out",
+      [&] {
+        metrics = Scrape();
+        return records_out(metrics) >= 400;
+      },
+      10s, 50ms))
+      << metrics;
   EXPECT_NE(metrics.find("sluice_subscriptions 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("sluice_connections 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("sluice_free_slots{subscription=\"1\"} "), std::string::npos) << metrics;
@@ -721,13 +587,13 @@ TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   const std::filesystem::path segment = dir_ / subscribed.segment_name;
   ASSERT_TRUE(std::filesystem::exists(segment));
-  auto reader = SegmentReader::Open(segment.string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(segment.string()));
   ASSERT_EQ(::kill(daemon_, SIGKILL), 0);
   ASSERT_EQ(::waitpid(daemon_, nullptr, 0), daemon_);
   daemon_ = -1;
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kWriterDead)
       << "the reader sees the writer die";
-  ::close(fd_);
+  connection_.reset();
   StartDaemon();
   EXPECT_FALSE(std::filesystem::exists(segment)) << Log();
   EXPECT_NE(Log().find("stale_segment_removed"), std::string::npos);
@@ -762,7 +628,7 @@ TEST_F(DaemonProcessTest, ADaemonRestartedUnderTheSamePidRemovesItsPredecessorsF
   const std::string run = log.substr(run_at + 5, log.find(' ', run_at + 5) - run_at - 5);
   EXPECT_TRUE(subscribed.segment_name.starts_with("sluice-brokerd." + pid + "." + run + "."))
       << subscribed.segment_name << " in a run of " << run;
-  EXPECT_TRUE(SegmentReader::Open((dir_ / subscribed.segment_name).string()).ok());
+  EXPECT_OK(SegmentReader::Open((dir_ / subscribed.segment_name).string()));
 }
 
 // The daemon's default socket, /run/sluice/brokerd.sock, is in a folder nobody creates.
@@ -809,7 +675,7 @@ TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   StartDaemon({"-X", "sluice.liveness.timeout.ms=1000"});
   Send(1, Request());
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   ReadRecords(*reader, 10);
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
@@ -829,7 +695,7 @@ TEST_F(DaemonProcessTest, LocalLeadersAreThePartitionsLedByTheConfiguredBroker) 
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   EXPECT_EQ(subscribed.partitions, std::vector<int32_t>{1});
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   std::vector<int32_t> partitions;
   ReadRecords(*reader, 10, &partitions);
   EXPECT_EQ(partitions, std::vector<int32_t>(10, 1));
@@ -864,7 +730,7 @@ TEST_F(DaemonProcessTest, ChunkStreamsComeInSeqOrderOnceAcrossPartitionsWithThei
   Send(1, ChunkRequest(Request()));
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   EXPECT_EQ(subscribed.object_kind, ObjectKind::kChunks);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   auto streams = ReadStreams(*reader, 2);
   for (const std::string stream : {"cyan", "magenta"}) {
     std::vector<std::pair<uint64_t, std::string>> expected;
@@ -873,15 +739,7 @@ TEST_F(DaemonProcessTest, ChunkStreamsComeInSeqOrderOnceAcrossPartitionsWithThei
     }
     EXPECT_EQ(streams[stream], expected) << stream;
   }
-  const Clock::time_point deadline = Clock::now() + 10s;
-  std::string metrics = Scrape();
-  while (metrics.find("sluice_duplicate_chunks_total{topic=\"t\"} 1") == std::string::npos &&
-         Clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);  // counters are published between pump rounds
-    metrics = Scrape();
-  }
-  EXPECT_NE(metrics.find("sluice_duplicate_chunks_total{topic=\"t\"} 1"), std::string::npos)
-      << metrics;
+  AwaitMetric("sluice_duplicate_chunks_total{topic=\"t\"} 1");
 }
 
 TEST_F(DaemonProcessTest, AWindowTooSmallForTheEarlyChunksBlocksTheirPartitionButLosesNothing) {
@@ -896,7 +754,7 @@ TEST_F(DaemonProcessTest, AWindowTooSmallForTheEarlyChunksBlocksTheirPartitionBu
   request.reorder_window_bytes = 250;
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   auto streams = ReadStreams(*reader, 1);
   ASSERT_EQ(streams["s"].size(), 20u);
   for (uint64_t seq = 0; seq < 20; ++seq) EXPECT_EQ(streams["s"][seq].first, seq);
@@ -911,23 +769,14 @@ TEST_F(DaemonProcessTest, EarlyChunksShowInTheReorderGaugeUntilTheirPredecessorC
   StartDaemon();
   Send(1, ChunkRequest(Request()));
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
-  auto await_metric = [&](const std::string& line) {
-    const Clock::time_point deadline = Clock::now() + 10s;
-    std::string metrics = Scrape();
-    while (metrics.find(line) == std::string::npos && Clock::now() < deadline) {
-      std::this_thread::sleep_for(50ms);  // gauges are published between pump rounds
-      metrics = Scrape();
-    }
-    EXPECT_NE(metrics.find(line), std::string::npos) << metrics;
-  };
-  await_metric("sluice_reorder_held_bytes{subscription=\"1\"} 300\n");
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
+  AwaitMetric("sluice_reorder_held_bytes{subscription=\"1\"} 300\n");
 
   ProduceChunk(0, "s", "0", false, payload);
   Flush();
   auto streams = ReadStreams(*reader, 1);
   ASSERT_EQ(streams["s"].size(), 4u);
-  await_metric("sluice_reorder_held_bytes{subscription=\"1\"} 0\n");
+  AwaitMetric("sluice_reorder_held_bytes{subscription=\"1\"} 0\n");
 }
 
 TEST_F(DaemonProcessTest, MalformedChunkHeadersGoToTheDeadLetterTopicAndAreCounted) {
@@ -941,7 +790,7 @@ TEST_F(DaemonProcessTest, MalformedChunkHeadersGoToTheDeadLetterTopicAndAreCount
   request.group_id = "g";
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   auto streams = ReadStreams(*reader, 1);
   EXPECT_EQ(streams["s"],
             (std::vector<std::pair<uint64_t, std::string>>{{0, "first"}, {1, "last"}}));
@@ -961,15 +810,17 @@ TEST_F(DaemonProcessTest, MalformedChunkHeadersGoToTheDeadLetterTopicAndAreCount
   ASSERT_EQ(rd_kafka_assign(consumer, list), RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_topic_partition_list_destroy(list);
   rd_kafka_message_t* letter = nullptr;
-  const Clock::time_point deadline = Clock::now() + 10s;
-  while (letter == nullptr && Clock::now() < deadline) {
-    letter = rd_kafka_consumer_poll(consumer, 100);
-    if (letter != nullptr && letter->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      rd_kafka_message_destroy(letter);
-      letter = nullptr;
-    }
-  }
-  ASSERT_NE(letter, nullptr) << "a dead letter arrived";
+  ASSERT_TRUE(testing::Eventually(
+      "a dead letter",
+      [&] {
+        letter = rd_kafka_consumer_poll(consumer, 100);
+        if (letter != nullptr && letter->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          rd_kafka_message_destroy(letter);
+          letter = nullptr;
+        }
+        return letter != nullptr;
+      },
+      10s, 0ms));  // each poll waits up to 100 ms itself
   EXPECT_EQ(std::string(static_cast<const char*>(letter->payload), letter->len), "not a number");
   rd_kafka_headers_t* headers = nullptr;
   ASSERT_EQ(rd_kafka_message_headers(letter, &headers), RD_KAFKA_RESP_ERR_NO_ERROR);
@@ -998,19 +849,12 @@ TEST_F(DaemonProcessTest, AGapThatOutlivesTheTimeoutIsReported) {
   StartDaemon({"-X", "sluice.gap.timeout.ms=200"});
   Send(1, ChunkRequest(Request()));
   auto subscribed = std::get<p::Subscribed>(Receive().message);
-  auto reader = SegmentReader::Open((dir_ / subscribed.segment_name).string()).MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   auto first = reader->Next(10s);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   EXPECT_EQ(first->record_count, 1u) << "seq 0 is delivered, seq 2 waits for seq 1";
-  ASSERT_TRUE(reader->Release(*first).ok());
-  std::string metrics = Scrape();
-  const Clock::time_point deadline = Clock::now() + 10s;
-  while (metrics.find("sluice_stream_gaps_total{topic=\"t\"} 1") == std::string::npos &&
-         Clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);
-    metrics = Scrape();
-  }
-  EXPECT_NE(metrics.find("sluice_stream_gaps_total{topic=\"t\"} 1"), std::string::npos) << metrics;
+  ASSERT_OK(reader->Release(*first));
+  AwaitMetric("sluice_stream_gaps_total{topic=\"t\"} 1");
   EXPECT_NE(Log().find("event=stream_gap job=job-1 stream=s missing_from=1 missing_to=1"),
             std::string::npos)
       << Log();
