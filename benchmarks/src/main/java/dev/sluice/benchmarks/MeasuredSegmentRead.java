@@ -17,15 +17,23 @@ import org.apache.arrow.memory.RootAllocator;
 final class MeasuredSegmentRead {
     private MeasuredSegmentRead() {}
 
-    /** What a reader does with each object, and what it reports. */
-    interface ObjectTask {
-        void read(SegmentObject object) throws Exception;
+    /** What a reader does with each object, and what it counts and reports. */
+    abstract static class ObjectTask {
+        long records;
+        long bytes;
+        long checksum;
+
+        abstract void read(SegmentObject object) throws Exception;
 
         /** Forgets what the warm-up counted. */
-        void resetCounts();
+        final void resetCounts() {
+            records = 0;
+            bytes = 0;
+        }
 
-        /** The report's tail, e.g. {@code records=... bytes=... checksum=...}. */
-        String result();
+        final String result() {
+            return "records=" + records + " bytes=" + bytes + " checksum=" + checksum;
+        }
     }
 
     static void run(String segment, long warmup, Function<ArrowBatchReader, ObjectTask> tasks)

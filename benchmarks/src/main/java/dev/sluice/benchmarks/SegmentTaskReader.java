@@ -18,15 +18,12 @@ public final class SegmentTaskReader {
     private SegmentTaskReader() {}
 
     /** Loads objects and does the task: records, value bytes summed, and the sum. */
-    private static final class Task implements MeasuredSegmentRead.ObjectTask {
+    private static final class Task extends MeasuredSegmentRead.ObjectTask {
         private final ArrowBatchReader batches;
         private final VectorSchemaRoot root;
         private final VarBinaryVector values;
         private final boolean sum;
         private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
-        long records;
-        long bytes;
-        long checksum;
 
         Task(ArrowBatchReader batches, boolean sum) {
             this.batches = batches;
@@ -36,7 +33,7 @@ public final class SegmentTaskReader {
         }
 
         @Override
-        public void read(SegmentObject object) throws Exception {
+        void read(SegmentObject object) throws Exception {
             batches.load(object);
             int rows = root.getRowCount();
             if (sum) {
@@ -48,17 +45,6 @@ public final class SegmentTaskReader {
             }
             records += rows;
             object.release();
-        }
-
-        @Override
-        public void resetCounts() {
-            records = 0;
-            bytes = 0;
-        }
-
-        @Override
-        public String result() {
-            return "records=" + records + " bytes=" + bytes + " checksum=" + checksum;
         }
     }
 

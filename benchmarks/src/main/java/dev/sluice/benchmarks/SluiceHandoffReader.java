@@ -18,15 +18,12 @@ public final class SluiceHandoffReader {
     private SluiceHandoffReader() {}
 
     /** Reads objects and keeps the tally: records, value bytes, and the digest of both columns. */
-    private static final class Tally implements MeasuredSegmentRead.ObjectTask {
+    private static final class Tally extends MeasuredSegmentRead.ObjectTask {
         private final VectorSchemaRoot root;
         private final ArrowBatchReader batches;
         private final BigIntVector offsets;
         private final VarBinaryVector values;
         private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
-        long records;
-        long bytes;
-        long checksum;
 
         Tally(ArrowBatchReader batches) {
             this.batches = batches;
@@ -37,7 +34,7 @@ public final class SluiceHandoffReader {
         }
 
         @Override
-        public void read(SegmentObject object) throws Exception {
+        void read(SegmentObject object) throws Exception {
             batches.load(object);
             int rows = root.getRowCount();
             // The offsets are little-endian longs back to back: their sum is Probe.sum's.
@@ -52,17 +49,6 @@ public final class SluiceHandoffReader {
             records += rows;
             bytes += length;
             object.release();
-        }
-
-        @Override
-        public void resetCounts() {
-            records = 0;
-            bytes = 0;
-        }
-
-        @Override
-        public String result() {
-            return "records=" + records + " bytes=" + bytes + " checksum=" + checksum;
         }
     }
 
