@@ -122,19 +122,13 @@ public final class PrintHead {
     private void printChannel(JobSpec job, StreamSpec stream) {
         Printed printed;
         try {
-            StreamReader.Builder builder =
+            // Built from the job spec, a paced reader starts printing one task after its first
+            // chunk came (docs/stream-reader.md, "Start delay"): a stream's chunks come a task at
+            // a time, and a late task must not leave the head without rows.
+            StreamReader reader =
                     StreamReader.builder(brokerd, job, stream.name())
-                            .bootstrapServers(bootstrapServers);
-            // A print head starts printing one task after the first chunk came, as the
-            // benchmarks' paced readers do (docs/stream-reader.md): a stream's chunks come a task
-            // at a time, and a late task must not leave the head without rows.
-            stream.rateBytesPerSecond()
-                    .ifPresent(
-                            rate ->
-                                    builder.startDelay(
-                                            Duration.ofNanos(
-                                                    Math.round(job.taskSizeBytes() * 1e9 / rate))));
-            StreamReader reader = builder.open();
+                            .bootstrapServers(bootstrapServers)
+                            .open();
             ChannelReceiver.Result result =
                     new ChannelReceiver(
                                     Channel.ofStream(stream.name()),
