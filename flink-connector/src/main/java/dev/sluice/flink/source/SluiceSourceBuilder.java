@@ -1,7 +1,7 @@
 package dev.sluice.flink.source;
 
-import dev.sluice.flink.source.reader.PushSettings;
 import dev.sluice.flink.source.reader.ReaderSettings;
+import dev.sluice.flink.source.reader.push.PushSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

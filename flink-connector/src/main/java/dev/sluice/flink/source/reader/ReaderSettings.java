@@ -1,6 +1,7 @@
 package dev.sluice.flink.source.reader;
 
 import dev.sluice.flink.source.ReadMode;
+import dev.sluice.flink.source.reader.push.PushSettings;
 import java.io.Serializable;
 import java.util.Properties;
 import org.apache.flink.annotation.Internal;

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.flink.annotation.Internal;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -28,7 +29,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * them. Between questions it keeps its positions, so a long stretch of aborted records is crossed
  * over several questions, not read again each time.
  */
-final class StoppingOffsetProbe implements AutoCloseable {
+@Internal
+public final class StoppingOffsetProbe implements AutoCloseable {
     // Short: the fetcher thread waits this long, also when the reader's other splits have rows.
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     // Enough to step over a few batches of markers or aborted records per fetch, without pulling
@@ -43,7 +45,7 @@ final class StoppingOffsetProbe implements AutoCloseable {
     // its position.
     private final Map<TopicPartition, Long> lastDeliverable = new HashMap<>();
 
-    StoppingOffsetProbe(Properties kafkaProperties, String clientId) {
+    public StoppingOffsetProbe(Properties kafkaProperties, String clientId) {
         Properties props = new Properties();
         props.putAll(kafkaProperties);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
@@ -58,7 +60,7 @@ final class StoppingOffsetProbe implements AutoCloseable {
      * The partitions of {@code next} (partition: the next offset its split has not seen) with
      * nothing deliverable from there to their stop in {@code stops}; waits a short poll at most.
      */
-    Set<TopicPartition> reachedStop(
+    public Set<TopicPartition> reachedStop(
             Map<TopicPartition, Long> next, Map<TopicPartition, Long> stops) {
         KafkaConsumer<byte[], byte[]> c = consumer();
         if (!c.assignment().equals(next.keySet())) {
@@ -114,7 +116,7 @@ final class StoppingOffsetProbe implements AutoCloseable {
         return consumer;
     }
 
-    void wakeUp() {
+    public void wakeUp() {
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();

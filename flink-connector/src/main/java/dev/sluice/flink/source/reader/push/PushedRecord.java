@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import dev.sluice.client.brokerd.RecordBatch;
 import dev.sluice.client.segment.RecordHeader;

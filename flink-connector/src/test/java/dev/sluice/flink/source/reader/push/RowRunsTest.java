@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import dev.sluice.flink.source.SluiceRecord;
+import dev.sluice.flink.source.reader.StoppingOffsetProbe;
 import dev.sluice.flink.source.split.SluiceSplit;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
@@ -17,7 +19,8 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.kafka.common.TopicPartition;
 
 /** PUSH: takes the reader's shares of the batches its TaskManager's hubs poll. */
-final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
+@Internal
+public final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     private static final long WAIT_MS = 100;
     // A bounded split that got no rows for this long may have nothing deliverable left before its
     // stop; Kafka is asked then, and at most this often, so that a split merely waiting for the
@@ -47,7 +50,7 @@ final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     private Set<String> exhausted = new HashSet<>();
     private long probedAt = System.nanoTime() - PROBE_INTERVAL_NANOS;
 
-    PushSplitReader(PushInbox inbox, StoppingOffsetProbe probe) {
+    public PushSplitReader(PushInbox inbox, StoppingOffsetProbe probe) {
         this.inbox = inbox;
         this.probe = probe;
     }

@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import java.io.Serializable;
 import org.apache.flink.annotation.Internal;

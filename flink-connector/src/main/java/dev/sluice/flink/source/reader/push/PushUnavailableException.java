@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import java.util.List;
 import org.apache.flink.annotation.Internal;
@@ -16,7 +16,7 @@ import org.apache.flink.runtime.throwable.ThrowableType;
 public final class PushUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    PushUnavailableException(String socket, List<String> unmet) {
+    public PushUnavailableException(String socket, List<String> unmet) {
         super(
                 "SluiceSource cannot read in PUSH mode through "
                         + socket

@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.pull;
 
 import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.split.SluiceSplit;

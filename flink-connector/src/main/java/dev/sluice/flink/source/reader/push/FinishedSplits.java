@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import dev.sluice.flink.source.SluiceRecord;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.BrokerdException;
@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.flink.annotation.Internal;
 
 /**
  * What reading in PUSH mode needs of this process, checked before a reader chooses it
@@ -24,7 +25,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
  * Unmet, PUSH would fail at its first batch, with Arrow's message that names no setting, and a
  * restarted job would fail the same way again.
  */
-final class PushRequirements {
+@Internal
+public final class PushRequirements {
     /** Where to put JVM options of a TaskManager, and the one PUSH needs. */
     static final String ADD_OPENS_SETTING =
             "env.java.opts.all: --add-opens=java.base/java.nio=ALL-UNNAMED";
@@ -36,12 +38,12 @@ final class PushRequirements {
      * @param daemonAnswers whether a daemon listens on the socket at all
      * @param unmet what PUSH needs and this process lacks, each naming what to set
      */
-    record Verdict(boolean daemonAnswers, List<String> unmet) {}
+    public record Verdict(boolean daemonAnswers, List<String> unmet) {}
 
     private PushRequirements() {}
 
     /** Checks every need; subscribes to {@code topic} for a moment to see the daemon's answer. */
-    static Verdict check(Path socket, String topic) {
+    public static Verdict check(Path socket, String topic) {
         List<String> unmet = new ArrayList<>();
         memoryAccessProblem().ifPresent(unmet::add);
         if (!Files.exists(socket)) {

@@ -1,16 +1,18 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.annotation.Internal;
 
 /**
  * A source reader's end of the push path: where the hubs of its topics deliver its shares. It
  * outlives the split readers, which Flink closes and makes anew as splits come and go, and leaves
  * the hubs when the source reader closes.
  */
-final class PushInbox {
+@Internal
+public final class PushInbox {
     private static final Object WAKE_UP = new Object();
 
     private final PushSettings settings;
@@ -18,7 +20,7 @@ final class PushInbox {
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final Map<String, PushMember> members = new HashMap<>();
 
-    PushInbox(PushSettings settings, String sourceId) {
+    public PushInbox(PushSettings settings, String sourceId) {
         this.settings = settings;
         this.sourceId = sourceId;
     }
@@ -53,12 +55,12 @@ final class PushInbox {
     }
 
     /** Slots this reader holds: shares routed to it and not recycled yet. */
-    synchronized int heldCount() {
+    public synchronized int heldCount() {
         return members.values().stream().mapToInt(PushMember::heldCount).sum();
     }
 
     /** Leaves every hub; the shares still held count as recycled. */
-    synchronized void close() {
+    public synchronized void close() {
         members.values().forEach(PushHub::leave);
         members.clear();
         queue.clear();

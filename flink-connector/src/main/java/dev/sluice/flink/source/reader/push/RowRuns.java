@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.push;
 
 import java.util.Arrays;
 import java.util.function.IntToLongFunction;

@@ -1,4 +1,4 @@
-package dev.sluice.flink.source.reader;
+package dev.sluice.flink.source.reader.pull;
 
 import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.split.SluiceSplit;
@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
@@ -23,7 +24,8 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** PULL: the reader's own KafkaConsumer, assigned its splits' partitions. */
-final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
+@Internal
+public final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -31,7 +33,7 @@ final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     private final Map<TopicPartition, Long> stops = new HashMap<>();
     private Set<String> finished = new HashSet<>();
 
-    PullSplitReader(Properties kafkaProperties, String clientId, AtomicLong pendingRecords) {
+    public PullSplitReader(Properties kafkaProperties, String clientId, AtomicLong pendingRecords) {
         Properties props = new Properties();
         props.putAll(kafkaProperties);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
