@@ -7,7 +7,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * The user code of a generation job: computes the bytes of a job's streams, one compute task at a
  * time. A producer (a GenerationSource reader) makes one instance per job it works on, from the
  * class named in the job's {@code generator} (public, with a public no-argument constructor), and
- * calls {@link #preload} once before its first task of that job (seed 001's preload task).
+ * calls {@link #preload} once before its first task of that job (docs/generation.md, "A
+ * generator").
  *
  * <p>The framework reads a task's stream to its end and cuts it into chunks of the stream's chunk
  * size, numbered so that the stream arrives in order however many producers compute it. A task is

@@ -7,10 +7,10 @@ import java.util.Optional;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * Which compute task a producer asking for work gets: the scheduler's policy (seed 001 §3.1: a
- * customizable policy, one event loop deciding). The scheduler calls it on its one thread, each
- * time a producer asks for a task, with the running jobs that have a task that may go to that
- * producer now (docs/generation.md, "Room admission"), each seen from that producer.
+ * Which compute task a producer asking for work gets: the scheduler's policy (docs/generation.md,
+ * "Scheduling policy": a customizable policy, one event loop deciding). The scheduler calls it on
+ * its one thread, each time a producer asks for a task, with the running jobs that have a task that
+ * may go to that producer now (docs/generation.md, "Room admission"), each seen from that producer.
  */
 @PublicEvolving
 public interface SchedulingPolicy extends Serializable {

@@ -31,8 +31,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>In flight means written and not yet delivered: delivery progress comes from the stream readers
  * on the progress topic ({@code sluice.progress}), which each writer reads. A stream's cap is
- * {@code max task size × parallelism × 4} (seed 001 §4.3), at most {@link
- * SluiceSinkBuilder#setMaxInFlightBytesPerStream} (256 MiB), or a fixed {@link
+ * {@code max task size × parallelism × 4} (docs/sluice-sink.md, "Bounded buffering"), at most
+ * {@link SluiceSinkBuilder#setMaxInFlightBytesPerStream} (256 MiB), or a fixed {@link
  * SluiceSinkBuilder#setInFlightBytesPerStream}; each writer holds at most its equal part.
  * Checkpoints wait until every chunk written is acknowledged; a replay after a restore may write a
  * chunk twice, which the daemon drops by {@code seq}, so each stream is delivered exactly once. The

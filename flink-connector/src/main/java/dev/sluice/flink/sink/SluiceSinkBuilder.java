@@ -82,8 +82,8 @@ public final class SluiceSinkBuilder {
 
     /**
      * The largest task size of the jobs written (64 MiB, the job spec's default): the cap of a
-     * stream is this × the sink's parallelism × 4 (seed 001 §4.3), up to {@link
-     * #setMaxInFlightBytesPerStream}.
+     * stream is this × the sink's parallelism × 4 (docs/sluice-sink.md, "Bounded buffering"), up to
+     * {@link #setMaxInFlightBytesPerStream}.
      */
     public SluiceSinkBuilder setMaxTaskSizeBytes(long bytes) {
         this.maxTaskSizeBytes = bytes;

@@ -138,7 +138,8 @@ class GenerationIT {
 
     @Test
     void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
-        // Tasks of 48 KiB: 192 KiB per writer in flight per stream (seed 001's formula), which an
+        // Tasks of 48 KiB: 192 KiB per writer in flight per stream (docs/sluice-sink.md, "Bounded
+        // buffering"), which an
         // abandoned stream of 320 KiB fills: its writer waits.
         var flinkJob = startGeneration(Duration.ofSeconds(3), 48 * 1024);
         ExecutorService readers = Executors.newCachedThreadPool();

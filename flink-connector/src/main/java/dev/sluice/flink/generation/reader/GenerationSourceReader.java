@@ -11,10 +11,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 
 /**
- * A producer (seed 001 §3.2, §4.2): asks the scheduler for two tasks when it starts and for one
- * more each time it finishes one, so that one task computes while the other's chunks leave;
- * computes them on the fetcher thread with the job's generator and emits their chunks; tells the
- * scheduler when a task is done or failed; drops the tasks of a job the scheduler ended.
+ * A producer (docs/generation.md, "Tasks and chunks"): asks the scheduler for two tasks when it
+ * starts and for one more each time it finishes one, so that one task computes while the other's
+ * chunks leave; computes them on the fetcher thread with the job's generator and emits their
+ * chunks; tells the scheduler when a task is done or failed; drops the tasks of a job the scheduler
+ * ended.
  */
 @Internal
 public final class GenerationSourceReader

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a producer keeps across its tasks, shared by the task thread and the fetcher: one generator
- * per job, made and preloaded at the job's first task (seed 001's preload task), the jobs the
- * scheduler dropped, and the failures of tasks not yet reported.
+ * per job, made and preloaded at the job's first task (docs/generation.md, "A generator"), the jobs
+ * the scheduler dropped, and the failures of tasks not yet reported.
  */
 final class ProducerTasks {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerTasks.class);

@@ -11,8 +11,9 @@ import java.util.Set;
 import org.apache.flink.annotation.Internal;
 
 /**
- * The scheduler's low-latency path to the world (seed 001 §3.4): job commands in, delivery progress
- * in, job statuses out. {@link #poll} runs on a worker thread, {@link #publish} on the scheduler's.
+ * The scheduler's low-latency path to the world (docs/generation.md, "The scheduler"): job commands
+ * in, delivery progress in, job statuses out. {@link #poll} runs on a worker thread, {@link
+ * #publish} on the scheduler's.
  */
 @Internal
 public interface ControlPlane extends AutoCloseable {

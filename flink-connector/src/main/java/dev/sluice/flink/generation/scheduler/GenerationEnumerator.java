@@ -31,10 +31,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Seed 001's centralized scheduler as the GenerationSource's split enumerator. Flink runs every
- * callback of an enumerator on one thread: that is the scheduler's single event loop, and job
- * commands, delivery progress, producers asking for work, lost producers and task failures are its
- * events, handled one at a time.
+ * The centralized scheduler of docs/generation.md as the GenerationSource's split enumerator. Flink
+ * runs every callback of an enumerator on one thread: that is the scheduler's single event loop,
+ * and job commands, delivery progress, producers asking for work, lost producers and task failures
+ * are its events, handled one at a time.
  *
  * <p><b>Jobs.</b> A submission is ACCEPTED when it is valid, its id is new and fewer than {@code
  * maxJobs} jobs are live, else REFUSED with the reason. It is RUNNING once every stream has its
@@ -254,8 +254,9 @@ public final class GenerationEnumerator
     }
 
     /**
-     * Seed 001 §3.2: a consumer that quits while a job needs it aborts the job, since its stream
-     * can no longer reach its output location. The job FAILS, naming the reader.
+     * A consumer that quits while a job needs it aborts the job (docs/generation.md, "The
+     * scheduler"), since its stream can no longer reach its output location. The job FAILS, naming
+     * the reader.
      */
     private void abortJobsWithSilentReaders() {
         long now = clock.getAsLong();

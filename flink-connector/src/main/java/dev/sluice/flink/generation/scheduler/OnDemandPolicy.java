@@ -11,8 +11,8 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * The default policy (docs/generation.md, "Scheduling policy"): tasks are created as producers ask
- * for them (seed 001 §4.1), and the scheduler offers only streams with room in the asking
- * producer's window, so what a stream takes is bounded by its readers' pace.
+ * for them (docs/generation.md, "The scheduler"), and the scheduler offers only streams with room
+ * in the asking producer's window, so what a stream takes is bounded by its readers' pace.
  *
  * <ol>
  *   <li><b>Paced streams first</b> (those with a {@code rateBytesPerSecond}): the most urgent one,
