@@ -1,5 +1,6 @@
 // Which Kafka offsets may be committed: only those of records the daemon no longer holds
-// (issue 4: "a committed offset only covers records whose objects were released").
+// (docs/brokerd.md, "How it works": a committed offset only covers records whose objects were
+// released).
 //
 // A record range is *taken* when the daemon becomes responsible for it (consumed into a chunk
 // reorder window, or sealed into an object) and *settled* when it is done with it: its object

@@ -1,5 +1,6 @@
 // CHUNK_STREAMS mode's source: turns the chunk records of a subscription's partitions into each
-// stream's chunks in `seq` order (seed 001 §4.3: many producers, several partitions, any order).
+// stream's chunks in `seq` order (docs/formats.md, "Chunk topics": many producers, several
+// partitions, any order).
 //
 // Every consumed record is taken in the commit tracker on arrival, since it may wait in the
 // reorder window for a while; duplicates, records of other jobs and dead letters settle at once

@@ -11,7 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A job as the user submits it (seed 001 §2.3): everything needed to produce its streams.
+ * A job as the user submits it (docs/formats.md, "Job spec"): everything needed to produce its
+ * streams.
  *
  * <p>The scheduler splits each stream into compute tasks of {@code taskSizeBytes} (the last one
  * shorter), created progressively as producers ask for work; a task's bytes leave as chunks of the
@@ -38,9 +39,9 @@ public record JobSpec(
         int weight) {
 
     /**
-     * 64 MiB: large enough that the scheduler's event loop sees few events per job (seed 001 §4.1),
-     * small enough that a job of a few GiB still spreads over many producers. The seed settled on
-     * 200 Mbit for its cluster.
+     * 64 MiB: large enough that the scheduler's event loop sees few events per job, small enough
+     * that a job of a few GiB still spreads over many producers (docs/generation.md, "The
+     * scheduler").
      */
     public static final long DEFAULT_TASK_SIZE_BYTES = 64L << 20;
 

@@ -23,7 +23,7 @@ import javax.imageio.ImageIO;
  * ImageIO reads, such as PNG or JPEG). Parameters: {@value #WIDTH_PX} and {@value #HEIGHT_PX}, the
  * sheet in dots; {@value #COMPUTE}, {@code true} by default: {@code false} sends a fixed row of
  * each channel over and over instead of computing the raster, which measures the system without the
- * RIP's cost (seed 001 Fig. 4).
+ * RIP's cost (docs/printing.md, "The raster image processor").
  */
 public final class RipGenerator implements ChunkGenerator {
 
