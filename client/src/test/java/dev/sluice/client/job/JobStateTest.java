@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 
 class JobStateTest {
 
-    /** Seed 001 §3.4's life of a job, written out once more to check the enum against. */
+    /**
+     * The life of a job in docs/formats.md, "Statuses", written out once more to check the enum
+     * against.
+     */
     private static final Set<String> LEGAL =
             Set.of(
                     "ACCEPTED->RUNNING",

@@ -4,9 +4,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A print job of seed 001 Table 1: a sheet and the resolution it is printed at. Its raster holds
- * one byte per dot and per ink channel, so {@link #channelBytes()} is the volume of one channel's
- * stream.
+ * A print job of docs/printing.md's presets: a sheet and the resolution it is printed at. Its
+ * raster holds one byte per dot and per ink channel, so {@link #channelBytes()} is the volume of
+ * one channel's stream.
  *
  * @param name the preset it comes from, such as {@code B} or {@code B/8}
  * @param useCase what such a job prints

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 
 /**
- * The digital-printing demo (seed 001 §5.1), end to end on this host: print jobs go through the
+ * The digital-printing demo (docs/printing.md), end to end on this host: print jobs go through the
  * real submission path to the generation pipeline on a Flink MiniCluster, whose producers run the
  * raster image processor ({@link RipGenerator}) task by task; the chunks of each colour channel
  * travel through Kafka and {@code sluice-brokerd} to one {@link StreamReader} per channel, which
@@ -223,7 +223,7 @@ public final class PrintingDemo {
         long largestTask = largestTask(options.jobs());
 
         long started = System.nanoTime();
-        out.println("Sluice digital-printing demo: the raster image processor of seed 001 §5.1");
+        out.println("Sluice digital-printing demo: the raster image processor of docs/printing.md");
         out.printf("input      %s (%d x %d px)%n", image, input.getWidth(), input.getHeight());
         EmbeddedSluice.Builder parts =
                 EmbeddedSluice.builder()

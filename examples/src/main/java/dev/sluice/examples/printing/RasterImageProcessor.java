@@ -4,7 +4,7 @@ import java.awt.image.BufferedImage;
 import java.util.Objects;
 
 /**
- * The RIP of seed 001 §5.1 for one input image printed on a sheet of {@code widthPx × heightPx}
+ * The RIP of docs/printing.md for one input image printed on a sheet of {@code widthPx × heightPx}
  * dots: it scales the image to the sheet, separates it into CMYK with black generation, linearizes
  * each ink, limits the total ink and halftones each channel into drop sizes.
  *
