@@ -10,6 +10,7 @@ import dev.sluice.flink.source.split.SluiceSplit;
 import dev.sluice.flink.source.split.SluiceSplitSerializer;
 import java.util.List;
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -80,6 +81,11 @@ public final class SluiceSource<T>
         return readerSettings.mode();
     }
 
+    @VisibleForTesting
+    ReaderSettings readerSettings() {
+        return readerSettings;
+    }
+
     @Override
     public SourceReader<T, SluiceSplit> createReader(SourceReaderContext context) throws Exception {
         deserializer.open(
@@ -114,7 +120,10 @@ public final class SluiceSource<T>
                 discoveryIntervalMs,
                 () ->
                         new AdminClusterMetadata(
-                                readerSettings.kafkaProperties(), readerSettings.groupId()),
+                                readerSettings.kafkaProperties(
+                                        readerSettings.clientIdPrefix()
+                                                + "-enumerator-admin-client"),
+                                readerSettings.groupId()),
                 state);
     }
 

@@ -13,6 +13,8 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds a {@link SluiceSource}; {@link #build()} checks that the settings fit together. Kafka
@@ -30,6 +32,13 @@ public final class SluiceSourceBuilder<T> {
      */
     public static final String DEFAULT_ISOLATION_LEVEL = "read_uncommitted";
 
+    /**
+     * The property {@link #setClientIdPrefix} sets, {@code KafkaSourceOptions.CLIENT_ID_PREFIX}'s
+     * key, so that properties written for a {@code KafkaSource} set it too.
+     */
+    public static final String CLIENT_ID_PREFIX = "client.id.prefix";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceSourceBuilder.class);
     private static final String READ_COMMITTED = "read_committed";
 
     private final Properties kafka = new Properties();
@@ -111,6 +120,17 @@ public final class SluiceSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * What the {@code client.id} of each of the source's Kafka clients starts with: {@code
+     * <prefix>-<subtask>} for a reader's consumer, as {@code KafkaSource} names them. Unset, the
+     * prefix is the {@code client.id} property if set, else the group id, else {@code
+     * sluice-source-<random>}. Set with a {@code client.id} property, the prefix wins and {@link
+     * #build} says so at WARN (docs/flink-source.md, "Client ids").
+     */
+    public SluiceSourceBuilder<T> setClientIdPrefix(String prefix) {
+        return setProperty(CLIENT_ID_PREFIX, prefix);
+    }
+
     public SluiceSourceBuilder<T> setDeserializer(SluiceDeserializationSchema<T> deserializer) {
         this.deserializer = Objects.requireNonNull(deserializer);
         return this;
@@ -133,6 +153,32 @@ public final class SluiceSourceBuilder<T> {
     public SluiceSourceBuilder<T> setProperties(Properties properties) {
         properties.forEach((k, v) -> setProperty(k.toString(), v.toString()));
         return this;
+    }
+
+    /** The client id prefix: see {@link #setClientIdPrefix}. */
+    private String clientIdPrefix(String group, String sourceId) {
+        String prefix = kafka.getProperty(CLIENT_ID_PREFIX);
+        String clientId = kafka.getProperty(CommonClientConfigs.CLIENT_ID_CONFIG);
+        if (prefix != null && prefix.isBlank()) {
+            throw new IllegalStateException(
+                    "client id prefix '" + prefix + "': call setClientIdPrefix with a name");
+        }
+        if (prefix != null && clientId != null) {
+            LOG.warn(
+                    "{} '{}' is not used: the source's clients are named after {} '{}'"
+                            + " (<prefix>-<subtask>)",
+                    CommonClientConfigs.CLIENT_ID_CONFIG,
+                    clientId,
+                    CLIENT_ID_PREFIX,
+                    prefix);
+        }
+        if (prefix != null) {
+            return prefix;
+        }
+        if (clientId != null && !clientId.isBlank()) {
+            return clientId;
+        }
+        return group.isEmpty() ? "sluice-source-" + sourceId : group;
     }
 
     public SluiceSource<T> build() {
@@ -176,9 +222,13 @@ public final class SluiceSourceBuilder<T> {
                             + isolation
                             + "': read_committed or read_uncommitted");
         }
+        String sourceId = UUID.randomUUID().toString();
+        String clientIdPrefix = clientIdPrefix(group, sourceId);
         Properties properties = new Properties();
         properties.putAll(kafka);
         properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        properties.remove(CLIENT_ID_PREFIX);
+        properties.remove(CommonClientConfigs.CLIENT_ID_CONFIG);
         // Both modes read with one level: the PULL consumers by this property, PUSH
         // subscriptions by their SUBSCRIBE flag (docs/flink-source.md, "Transactions").
         properties.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
@@ -194,7 +244,8 @@ public final class SluiceSourceBuilder<T> {
                         properties,
                         group,
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,
-                        UUID.randomUUID().toString(),
+                        sourceId,
+                        clientIdPrefix,
                         topics.get(0));
         return new SluiceSource<>(
                 topics,

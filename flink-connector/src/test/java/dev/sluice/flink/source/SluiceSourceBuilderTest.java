@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.connector.base.source.reader.SourceReaderOptions;
 import org.junit.jupiter.api.Test;
 
 class SluiceSourceBuilderTest {
@@ -49,5 +50,38 @@ class SluiceSourceBuilderTest {
                 .hasMessageContaining("slot size");
         assertThatThrownBy(() -> valid().setProperty("isolation.level", "committed").build())
                 .hasMessage("isolation.level 'committed': read_committed or read_uncommitted");
+    }
+
+    @Test
+    void namesTheClientsAfterThePrefixAsKafkaSourceDoes() {
+        assertThat(valid().setClientIdPrefix("orders-job").build().readerSettings().clientId(3, ""))
+                .isEqualTo("orders-job-3");
+        assertThat(valid().setGroupId("g").build().readerSettings().clientId(0, "commit"))
+                .isEqualTo("g-0-commit");
+        assertThat(
+                        valid().setProperty("client.id", "mine")
+                                .build()
+                                .readerSettings()
+                                .clientId(1, ""))
+                .isEqualTo("mine-1");
+        SluiceSource<String> both =
+                valid().setProperty("client.id", "mine").setClientIdPrefix("prefix").build();
+        assertThat(both.readerSettings().clientId(2, "stop")).isEqualTo("prefix-2-stop");
+        assertThat(both.readerSettings().kafkaProperties())
+                .doesNotContainKeys("client.id", "client.id.prefix");
+        assertThat(valid().build().readerSettings().clientIdPrefix()).startsWith("sluice-source-");
+        assertThatThrownBy(() -> valid().setClientIdPrefix(" ").build())
+                .hasMessageContaining("setClientIdPrefix");
+    }
+
+    @Test
+    void passesTheSourcesPropertiesToTheReaderAsFlinkConfiguration() {
+        assertThat(
+                        valid().setProperty("source.reader.element.queue.capacity", "7")
+                                .build()
+                                .readerSettings()
+                                .readerConfiguration()
+                                .get(SourceReaderOptions.ELEMENT_QUEUE_CAPACITY))
+                .isEqualTo(7);
     }
 }

@@ -21,6 +21,9 @@ final class OffsetCommitter implements AutoCloseable {
     private final String groupId;
     private Admin admin;
 
+    /**
+     * @param kafkaProperties the admin client's, with its {@code client.id}
+     */
     OffsetCommitter(Properties kafkaProperties, String groupId) {
         this.kafkaProperties = kafkaProperties;
         this.groupId = groupId;

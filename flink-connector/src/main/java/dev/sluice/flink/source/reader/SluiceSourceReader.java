@@ -85,8 +85,7 @@ public final class SluiceSourceReader<T>
         sluice.gauge("readMode", () -> modeName);
         Supplier<SplitReader<SluiceRecord, SluiceSplit>> splitReaders;
         AutoCloseable onClose;
-        String clientId =
-                "sluice-source-" + settings.sourceId() + "-" + context.getIndexOfSubtask();
+        int subtask = context.getIndexOfSubtask();
         if (mode == ReadMode.PUSH) {
             PushInbox inbox = new PushInbox(settings.push(), settings.sourceId());
             sluice.gauge("slotsHeld", inbox::heldCount);
@@ -95,32 +94,42 @@ public final class SluiceSourceReader<T>
                             new PushSplitReader(
                                     inbox,
                                     new StoppingOffsetProbe(
-                                            settings.kafkaProperties(), clientId + "-stop"));
+                                            settings.kafkaProperties(),
+                                            settings.clientId(subtask, "stop")));
             onClose = inbox::close;
         } else {
             AtomicLong pending = new AtomicLong();
             metrics.setPendingRecordsGauge(pending::get);
             sluice.gauge("slotsHeld", () -> 0);
-            splitReaders = () -> new PullSplitReader(settings.kafkaProperties(), clientId, pending);
+            splitReaders =
+                    () ->
+                            new PullSplitReader(
+                                    settings.kafkaProperties(),
+                                    settings.clientId(subtask, ""),
+                                    pending);
             onClose = () -> {};
         }
         OffsetCommitter committer =
                 settings.commitOffsetsOnCheckpoint() && !settings.groupId().isEmpty()
-                        ? new OffsetCommitter(settings.kafkaProperties(), settings.groupId())
+                        ? new OffsetCommitter(
+                                settings.kafkaProperties(settings.clientId(subtask, "commit")),
+                                settings.groupId())
                         : null;
         SluiceRecordEmitter<T> emitter =
                 new SluiceRecordEmitter<>(
                         deserializer, metrics.getIOMetricGroup().getNumBytesInCounter());
-        return new SluiceSourceReader<>(splitReaders, emitter, context, committer, onClose);
+        return new SluiceSourceReader<>(
+                splitReaders, emitter, settings.readerConfiguration(), context, committer, onClose);
     }
 
     private SluiceSourceReader(
             Supplier<SplitReader<SluiceRecord, SluiceSplit>> splitReaders,
             RecordEmitter<SluiceRecord, T, SluiceSplitState> emitter,
+            Configuration configuration,
             SourceReaderContext context,
             OffsetCommitter committer,
             AutoCloseable onClose) {
-        super(splitReaders, emitter, new Configuration(), context);
+        super(splitReaders, emitter, configuration, context);
         this.committer = committer;
         this.onClose = onClose;
     }

@@ -36,6 +36,8 @@ public final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSp
     public PullSplitReader(Properties kafkaProperties, String clientId, AtomicLong pendingRecords) {
         Properties props = new Properties();
         props.putAll(kafkaProperties);
+        // The source's client id prefix names the consumer, as in KafkaSource; a client.id
+        // property became that prefix when no prefix was set (docs/flink-source.md, "Client ids").
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         // Offsets go to Kafka when a checkpoint completes, never on the consumer's own schedule.
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
