@@ -1,6 +1,6 @@
-"""Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, after
-seed 001's figures: MB/s per topology and job with compute disabled (Fig. 4) and enabled (Fig. 5)
-beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
+"""Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, the
+figures of benchmarks/README.md, Generation: MB/s per topology and job with compute disabled
+(Fig. 4) and enabled (Fig. 5) beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
 the rate achieved at constant speed (Fig. 6) as a share of the rate requested, and the printer room:
 each paced printer's achieved share and the greedy job's rate beside the printers as a share of
 its rate alone, per repetition (median, whiskers min to max)."""
@@ -90,7 +90,7 @@ if __name__ == "__main__":
         axes[3].set_title("Printer room: four paced jobs beside a greedy one")
     else:  # a run without --figures room
         axes[3].axis("off")
-    figure.suptitle("Seed 001 on one host: print jobs through GenerationSource, SluiceSink, "
+    figure.suptitle("Generation on one host: print jobs through GenerationSource, SluiceSink, "
                     "Kafka, sluice-brokerd and StreamReaders")
     figure.tight_layout()
     figure.savefig(results / "generation.png", dpi=110)

@@ -1,5 +1,5 @@
 """Plots benchmarks/results/source.csv (written by SourceBenchmark) as source.png: records/s of
-seed 003's jobs per record size, without and with a concurrent producer, for SluiceSource PUSH,
+count, filter and word count per record size, without and with a concurrent producer, for SluiceSource PUSH,
 SluiceSource PULL and Flink's KafkaSource (median, whiskers min to max), and as a line over each
 group the job's rate with its values from memory, the most any source could give it."""
 import csv
@@ -45,6 +45,6 @@ if __name__ == "__main__":
         axis.set_ylabel("M records/s")
         axis.set_title(f"concurrent producer {producer}")
         axis.legend()
-    figure.suptitle("Seed 003 jobs on Flink: 8 partitions, 2 source + 2 map subtasks")
+    figure.suptitle("Source jobs on Flink: 8 partitions, 2 source + 2 map subtasks")
     figure.tight_layout()
     figure.savefig(results / "source.png", dpi=120)

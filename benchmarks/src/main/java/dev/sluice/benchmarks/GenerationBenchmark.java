@@ -41,10 +41,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The generation benchmarks of issue 7 (benchmarks/README.md), after seed 001 §5.3–5.5: print jobs
- * of the raster image processor through the whole runtime on this host — submission, the
- * GenerationSource scheduler, producers as Flink subtasks, SluiceSink, Kafka, sluice-brokerd, and
- * StreamReaders in reader processes, one per output location.
+ * The generation benchmarks (benchmarks/README.md, Generation): print jobs of the raster image
+ * processor through the whole runtime on this host — submission, the GenerationSource scheduler,
+ * producers as Flink subtasks, SluiceSink, Kafka, sluice-brokerd, and StreamReaders in reader
+ * processes, one per output location.
  *
  * <ul>
  *   <li>Fig. 4: compute disabled, topologies one-to-one, one-to-many, many-to-one and many-to-many
@@ -61,8 +61,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       loss and lateness, and the greedy job's rate against the same job alone.
  * </ul>
  *
- * <p>A job's throughput is seed 001's: its bytes over the time from its submission to the last
- * chunk read. Arguments: {@link GenerationOptions}.
+ * <p>A job's throughput is its bytes over the time from its submission to the last chunk read
+ * (benchmarks/README.md, Generation). Arguments: {@link GenerationOptions}.
  */
 public final class GenerationBenchmark {
     static final String[] TOPOLOGIES = {"one-to-one", "one-to-many", "many-to-one", "many-to-many"};
@@ -691,7 +691,7 @@ public final class GenerationBenchmark {
     }
 
     private void save() throws Exception {
-        Files.writeString(options.results().resolve("generation.csv"), GenerationTables.csv(runs));
+        GenerationTables.csv(runs).writeCsv(options.results().resolve("generation.csv"));
     }
 
     static int producers(String topology) {

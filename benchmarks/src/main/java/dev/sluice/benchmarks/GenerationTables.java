@@ -1,6 +1,7 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.benchmarks.GenerationBenchmark.Run;
+import dev.sluice.benchmarks.ResultTable.Column;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -10,52 +11,64 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
- * The generation benchmark's CSV and its Markdown tables (figures 4, 5 and 6 of seed 001, and the
- * printer room), benchmarks/README.md, Generation.
+ * The generation benchmark's CSV and its Markdown tables (Fig. 4, 5 and 6 and the printer room of
+ * benchmarks/README.md, Generation).
  */
 final class GenerationTables {
     private GenerationTables() {}
 
-    static String csv(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "figure,topology,producers,consumers,job,speed,rep,bytes,seconds,mb_per_s,"
-                                + "requested_mb_per_s,achieved_mb_per_s_min,achieved_mb_per_s_avg,"
-                                + "loss_avg,loss_worst,starvation_events,lateness_p50_ms,"
-                                + "lateness_p99_ms,lateness_max_ms,start_delay_s,cpu_s\n");
-        for (Run run : runs) {
-            double[] achieved = run.achievedBytesPerSecond();
-            double[] losses = run.losses();
-            out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%s,%s,%d,%d,%s,%.2f,%d,%d,%.4f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%d,%.3f,"
-                                    + "%.3f,%.3f,%.3f,%.2f%n",
-                            run.figure(),
-                            run.topology(),
-                            run.producers(),
-                            run.consumers(),
-                            run.job(),
-                            run.speed(),
-                            run.rep(),
-                            run.bytes(),
-                            run.seconds(),
-                            run.mbPerSecond(),
-                            run.requestedBytesPerSecond() / 1e6,
-                            Arrays.stream(achieved).min().orElse(0) / 1e6,
-                            Arrays.stream(achieved).average().orElse(0) / 1e6,
-                            Arrays.stream(losses).average().orElse(0),
-                            Arrays.stream(losses).max().orElse(0),
-                            run.starvationEvents(),
-                            run.latenessP50Nanos() / 1e6,
-                            run.latenessP99Nanos() / 1e6,
-                            run.latenessMaxNanos() / 1e6,
-                            run.startDelayNanos() / 1e9,
-                            run.cpuSeconds()));
-        }
-        return out.toString();
+    static ResultTable csv(List<Run> runs) {
+        return ResultTable.of(
+                runs,
+                List.of(
+                        new Column<>("figure", Run::figure),
+                        new Column<>("topology", Run::topology),
+                        new Column<>("producers", "%d", Run::producers),
+                        new Column<>("consumers", "%d", Run::consumers),
+                        new Column<>("job", Run::job),
+                        new Column<>("speed", "%.2f", Run::speed),
+                        new Column<>("rep", "%d", Run::rep),
+                        new Column<>("bytes", "%d", Run::bytes),
+                        new Column<>("seconds", "%.4f", Run::seconds),
+                        new Column<>("mb_per_s", "%.2f", Run::mbPerSecond),
+                        new Column<>(
+                                "requested_mb_per_s",
+                                "%.3f",
+                                run -> run.requestedBytesPerSecond() / 1e6),
+                        new Column<>(
+                                "achieved_mb_per_s_min",
+                                "%.3f",
+                                run ->
+                                        Arrays.stream(run.achievedBytesPerSecond()).min().orElse(0)
+                                                / 1e6),
+                        new Column<>(
+                                "achieved_mb_per_s_avg",
+                                "%.3f",
+                                run ->
+                                        Arrays.stream(run.achievedBytesPerSecond())
+                                                        .average()
+                                                        .orElse(0)
+                                                / 1e6),
+                        new Column<>(
+                                "loss_avg",
+                                "%.4f",
+                                run -> Arrays.stream(run.losses()).average().orElse(0)),
+                        new Column<>(
+                                "loss_worst",
+                                "%.4f",
+                                run -> Arrays.stream(run.losses()).max().orElse(0)),
+                        new Column<>("starvation_events", "%d", Run::starvationEvents),
+                        new Column<>(
+                                "lateness_p50_ms", "%.3f", run -> run.latenessP50Nanos() / 1e6),
+                        new Column<>(
+                                "lateness_p99_ms", "%.3f", run -> run.latenessP99Nanos() / 1e6),
+                        new Column<>(
+                                "lateness_max_ms", "%.3f", run -> run.latenessMaxNanos() / 1e6),
+                        new Column<>("start_delay_s", "%.3f", run -> run.startDelayNanos() / 1e9),
+                        new Column<>("cpu_s", "%.2f", Run::cpuSeconds)));
     }
 
     static String markdown(List<Run> runs) {
@@ -77,12 +90,18 @@ final class GenerationTables {
                                     + " medians%n%n",
                             figure,
                             figure.equals(GenerationBenchmark.FIG4) ? "disabled" : "enabled"));
-            out.append(
-                    "| topology | producers × readers | job | Sluice MB/s | ceiling MB/s | Sluice"
-                            + " / ceiling | Kafka in and out MB/s | Sluice / Kafka in and out |"
-                            + " CPU-s per GB, Sluice / ceiling / in and out | cores busy, Sluice"
-                            + " / ceiling / in and out |\n"
-                            + "|---|---|---|---|---|---|---|---|---|---|\n");
+            ResultTable table =
+                    new ResultTable()
+                            .column("topology")
+                            .column("producers × readers")
+                            .column("job")
+                            .column("Sluice MB/s")
+                            .column("ceiling MB/s")
+                            .column("Sluice / ceiling", "%.2f")
+                            .column("Kafka in and out MB/s")
+                            .column("Sluice / Kafka in and out", "%.2f")
+                            .column("CPU-s per GB, Sluice / ceiling / in and out")
+                            .column("cores busy, Sluice / ceiling / in and out");
             for (List<Run> of : groups) {
                 Run first = of.get(0);
                 Summary rate = summary(of);
@@ -90,27 +109,29 @@ final class GenerationTables {
                 List<Run> inAndOut = anchors(runs, GenerationBenchmark.KAFKA_IN_AND_OUT, first);
                 Summary ceiling = summary(ceilings);
                 Summary kafka = summary(inAndOut);
-                out.append(
+                table.row(
+                        first.topology(),
+                        first.producers() + " × " + first.consumers(),
+                        first.job(),
+                        rate.format("%.0f"),
+                        ceiling.format("%.0f"),
+                        rate.ratioTo(ceiling),
+                        kafka.format("%.0f"),
+                        rate.ratioTo(kafka),
                         String.format(
                                 Locale.ROOT,
-                                "| %s | %d × %d | %s | %s | %s | %.2f | %s | %.2f | %.1f / %.1f /"
-                                        + " %.1f | %.2f / %.2f / %.2f |%n",
-                                first.topology(),
-                                first.producers(),
-                                first.consumers(),
-                                first.job(),
-                                rate.format("%.0f"),
-                                ceiling.format("%.0f"),
-                                rate.ratioTo(ceiling),
-                                kafka.format("%.0f"),
-                                rate.ratioTo(kafka),
+                                "%.1f / %.1f / %.1f",
                                 median(of, Run::cpuSecondsPerGb),
                                 median(ceilings, Run::cpuSecondsPerGb),
-                                median(inAndOut, Run::cpuSecondsPerGb),
+                                median(inAndOut, Run::cpuSecondsPerGb)),
+                        String.format(
+                                Locale.ROOT,
+                                "%.2f / %.2f / %.2f",
                                 median(of, Run::coresBusy),
                                 median(ceilings, Run::coresBusy),
                                 median(inAndOut, Run::coresBusy)));
             }
+            out.append(table.markdown());
         }
         List<List<Run>> fig6 =
                 group(runs, GenerationBenchmark.FIG6, r -> r.topology() + "/" + r.speed());
@@ -122,22 +143,13 @@ final class GenerationTables {
                             + " median; "
                             + PACED_TERMS
                             + "\n\n");
-            out.append(
-                    "| topology | speed | "
-                            + PACED_HEADER
-                            + "\n|---|---|"
-                            + "---|".repeat(PACED_COLUMNS)
-                            + "\n");
+            ResultTable table =
+                    pacedTable(new ResultTable().column("topology").column("speed", "%.0f %%"));
             for (List<Run> of : fig6) {
                 Run first = of.get(0);
-                out.append(
-                        String.format(
-                                Locale.ROOT,
-                                "| %s | %.0f %% | %s%n",
-                                first.topology(),
-                                first.speed() * 100,
-                                pacedCells(of)));
+                table.row(pacedRow(of, first.topology(), first.speed() * 100));
             }
+            out.append(table.markdown());
         }
         printerRoom(runs, out);
         return out.toString();
@@ -148,34 +160,43 @@ final class GenerationTables {
                     + " a chunk's lateness is its handout past its due time, a run's the worst"
                     + " stream's (median of the runs / worst run); the start buffer is the"
                     + " readers' start delay";
-    private static final String PACED_HEADER =
-            "requested MB/s per stream | achieved MB/s per stream (min / median / max) | loss avg"
-                    + " | loss worst | starvation events per repetition | lateness p50 ms |"
-                    + " lateness p99 ms | lateness max ms | start buffer s |";
-    private static final int PACED_COLUMNS = 9;
 
-    /** The cells of {@link #PACED_HEADER} for the repetitions of one paced job's run. */
-    private static String pacedCells(List<Run> of) {
+    /** {@code leading}'s columns, then those of a paced job's runs ({@link #pacedRow}). */
+    private static ResultTable pacedTable(ResultTable leading) {
+        return leading.column("requested MB/s per stream", "%.1f")
+                .column("achieved MB/s per stream (min / median / max)")
+                .column("loss avg", "%.2f %%")
+                .column("loss worst", "%.2f %%")
+                .column("starvation events per repetition")
+                .column("lateness p50 ms")
+                .column("lateness p99 ms")
+                .column("lateness max ms")
+                .column("start buffer s", "%.2f");
+    }
+
+    /** The {@code leading} cells, then those of {@link #pacedTable} for one paced job's runs. */
+    private static Object[] pacedRow(List<Run> of, Object... leading) {
         double[] achieved =
                 of.stream()
                         .flatMapToDouble(r -> Arrays.stream(r.achievedBytesPerSecond()))
                         .map(a -> a / 1e6)
                         .toArray();
         double[] losses = of.stream().flatMapToDouble(r -> Arrays.stream(r.losses())).toArray();
-        return String.format(
-                Locale.ROOT,
-                "%.1f | %s | %.2f %% | %.2f %% | %s | %s | %s | %s | %.2f |",
-                of.get(0).requestedBytesPerSecond() / 1e6,
-                Summary.of(achieved).format("%.1f"),
-                100 * Arrays.stream(losses).average().orElse(0),
-                100 * Arrays.stream(losses).max().orElse(0),
-                byRepetition(of).stream()
-                        .map(r -> Long.toString(r.starvationEvents()))
-                        .collect(Collectors.joining(" ")),
-                medianAndWorstMillis(of, Run::latenessP50Nanos),
-                medianAndWorstMillis(of, Run::latenessP99Nanos),
-                medianAndWorstMillis(of, Run::latenessMaxNanos),
-                median(of, Run::startDelayNanos) / 1e9);
+        return Stream.concat(
+                        Arrays.stream(leading),
+                        Stream.of(
+                                of.get(0).requestedBytesPerSecond() / 1e6,
+                                Summary.of(achieved).format("%.1f"),
+                                100 * Arrays.stream(losses).average().orElse(0),
+                                100 * Arrays.stream(losses).max().orElse(0),
+                                byRepetition(of).stream()
+                                        .map(r -> Long.toString(r.starvationEvents()))
+                                        .collect(Collectors.joining(" ")),
+                                medianAndWorstMillis(of, Run::latenessP50Nanos),
+                                medianAndWorstMillis(of, Run::latenessP99Nanos),
+                                medianAndWorstMillis(of, Run::latenessMaxNanos),
+                                median(of, Run::startDelayNanos) / 1e9))
+                .toArray();
     }
 
     /** The printer room's two tables: its paced jobs, one row per printer, and its greedy job. */
@@ -208,28 +229,31 @@ final class GenerationTables {
                         paced.producers(),
                         paced.speed() * 100,
                         PACED_TERMS));
-        out.append("| printer | " + PACED_HEADER + "\n|---|" + "---|".repeat(PACED_COLUMNS) + "\n");
+        ResultTable table = pacedTable(new ResultTable().column("printer"));
         for (List<Run> of : printers) {
-            out.append("| " + of.get(0).topology() + " | " + pacedCells(of) + "\n");
+            table.row(pacedRow(of, of.get(0).topology()));
         }
+        out.append(table.markdown());
         Summary beside = summary(greedy);
         Summary by = summary(alone);
         out.append(
                 "\n**Printer room, the greedy job.** MB/s from its submission to its last chunk"
                         + " read (min / median / max), beside the paced jobs and alone (same"
-                        + " parts, same repetition, just before)\n\n"
-                        + "| job | MB/s beside the paced jobs | MB/s alone | beside / alone |"
-                        + " beside / alone per repetition |\n"
-                        + "|---|---|---|---|---|\n");
+                        + " parts, same repetition, just before)\n\n");
         out.append(
-                String.format(
-                        Locale.ROOT,
-                        "| %s | %s | %s | %.2f | %s |%n",
-                        greedy.get(0).job(),
-                        beside.format("%.1f"),
-                        by.format("%.1f"),
-                        beside.ratioTo(by),
-                        ratioPerRepetition(greedy, alone)));
+                new ResultTable()
+                        .column("job")
+                        .column("MB/s beside the paced jobs")
+                        .column("MB/s alone")
+                        .column("beside / alone", "%.2f")
+                        .column("beside / alone per repetition")
+                        .row(
+                                greedy.get(0).job(),
+                                beside.format("%.1f"),
+                                by.format("%.1f"),
+                                beside.ratioTo(by),
+                                ratioPerRepetition(greedy, alone))
+                        .markdown());
     }
 
     /** Per repetition of {@code runs}, its MB/s over that of the same repetition in {@code to}. */

@@ -1,5 +1,6 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.benchmarks.ResultTable.Column;
 import dev.sluice.embedded.Directories;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -15,7 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The handoff benchmark of issue 3 (benchmarks/README.md): for each record size, K repetitions of
+ * The handoff benchmark (benchmarks/README.md, Handoff): for each record size, K repetitions of
  * Sluice (C++ writer process to Java reader process), single-thread memcpy, the same copies handed
  * to a reader thread (the hardware's ceiling) and Aeron IPC, each moving the same volume; writes
  * {@code handoff.csv} (one row per run) and {@code handoff.md} (the min / median / max table with
@@ -103,8 +104,8 @@ public final class HandoffBenchmark {
             }
         }
         Files.createDirectories(results);
-        Files.writeString(results.resolve("handoff.csv"), csv(runs));
-        String table = table(runs);
+        csv(runs).writeCsv(results.resolve("handoff.csv"));
+        String table = table(runs).markdown();
         Files.writeString(results.resolve("handoff.md"), table);
         System.out.print(table);
     }
@@ -251,36 +252,34 @@ public final class HandoffBenchmark {
         return Double.parseDouble(values.get(key));
     }
 
-    static String csv(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "system,size,rep,records,bytes,seconds,mb_per_s,mmsg_per_s,cpu_seconds\n");
-        for (Run run : runs) {
-            out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f,%.4f%n",
-                            run.system(),
-                            run.size(),
-                            run.rep(),
-                            run.records(),
-                            run.bytes(),
-                            run.seconds(),
-                            run.megabytesPerSecond(),
-                            run.megaMessagesPerSecond(),
-                            run.cpuSeconds()));
-        }
-        return out.toString();
+    static ResultTable csv(List<Run> runs) {
+        return ResultTable.of(
+                runs,
+                List.of(
+                        new Column<>("system", Run::system),
+                        new Column<>("size", "%d", Run::size),
+                        new Column<>("rep", "%d", Run::rep),
+                        new Column<>("records", "%d", Run::records),
+                        new Column<>("bytes", "%d", Run::bytes),
+                        new Column<>("seconds", "%.6f", Run::seconds),
+                        new Column<>("mb_per_s", "%.1f", Run::megabytesPerSecond),
+                        new Column<>("mmsg_per_s", "%.3f", Run::megaMessagesPerSecond),
+                        new Column<>("cpu_seconds", "%.4f", Run::cpuSeconds)));
     }
 
     /** Per size and system: MB/s and M msg/s as min / median / max, CPU-s as the median. */
-    static String table(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "| size | system | MB/s min / median / max | M msg/s min / median / max |"
-                            + " CPU-s (median) | sluice / memcpy MB/s | sluice / memcpy-dram MB/s |"
-                            + " sluice / threads MB/s | sluice / aeron msg/s |\n"
-                            + "|---|---|---|---|---|---|---|---|---|\n");
+    static ResultTable table(List<Run> runs) {
+        ResultTable table =
+                new ResultTable()
+                        .column("size")
+                        .column("system")
+                        .column("MB/s min / median / max")
+                        .column("M msg/s min / median / max")
+                        .column("CPU-s (median)", "%.2f")
+                        .column("sluice / memcpy MB/s")
+                        .column("sluice / memcpy-dram MB/s")
+                        .column("sluice / threads MB/s")
+                        .column("sluice / aeron msg/s");
         for (int size : SIZES) {
             Map<String, Summary> bandwidth = Summary.bySystem(runs, size, Run::megabytesPerSecond);
             Map<String, Summary> rate = Summary.bySystem(runs, size, Run::megaMessagesPerSecond);
@@ -290,22 +289,19 @@ public final class HandoffBenchmark {
                     continue;
                 }
                 boolean ratios = system.equals("sluice");
-                out.append(
-                        String.format(
-                                Locale.ROOT,
-                                "| %s | %s | %s | %s | %.2f | %s | %s | %s | %s |%n",
-                                sizeName(size),
-                                system,
-                                bandwidth.get(system).format("%.0f"),
-                                rate.get(system).format("%.4g"),
-                                cpu.get(system).median(),
-                                ratios ? Summary.ratio(bandwidth, system, "memcpy") : "",
-                                ratios ? Summary.ratio(bandwidth, system, "memcpy-dram") : "",
-                                ratios ? Summary.ratio(bandwidth, system, "threads") : "",
-                                ratios ? Summary.ratio(rate, system, "aeron") : ""));
+                table.row(
+                        sizeName(size),
+                        system,
+                        bandwidth.get(system).format("%.0f"),
+                        rate.get(system).format("%.4g"),
+                        cpu.get(system).median(),
+                        ratios ? Summary.ratio(bandwidth, system, "memcpy") : "",
+                        ratios ? Summary.ratio(bandwidth, system, "memcpy-dram") : "",
+                        ratios ? Summary.ratio(bandwidth, system, "threads") : "",
+                        ratios ? Summary.ratio(rate, system, "aeron") : "");
             }
         }
-        return out.toString();
+        return table;
     }
 
     static String sizeName(int size) {

@@ -1,5 +1,6 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.benchmarks.ResultTable.Column;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.KafkaBroker;
 import java.io.IOException;
@@ -13,7 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The ingest benchmark of issue 4 (benchmarks/README.md): records from an 8-partition topic of the
+ * The ingest benchmark (benchmarks/README.md, Ingest): records from an 8-partition topic of the
  * real broker into a Java reader through {@code sluice-brokerd}, beside a bare librdkafka consumer
  * ({@code sluice-kafka-tool consume}) reading the same topic, for 100 B and 1 KiB records. Both
  * readers compute the same digest of every value, and their checksums must agree.
@@ -132,9 +133,10 @@ public final class IngestBenchmark {
             }
         }
         Files.createDirectories(results);
-        Files.writeString(results.resolve("ingest.csv"), csv(runs));
-        Files.writeString(results.resolve("ingest.md"), table(runs));
-        System.out.print(table(runs));
+        csv(runs).writeCsv(results.resolve("ingest.csv"));
+        String table = table(runs).markdown();
+        Files.writeString(results.resolve("ingest.md"), table);
+        System.out.print(table);
     }
 
     private void fill(String topic, int size, long records)
@@ -263,36 +265,32 @@ public final class IngestBenchmark {
         }
     }
 
-    static String csv(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "system,size,rep,records,bytes,seconds,cpu_seconds,records_per_s,cpu_s_per_gb\n");
-        for (Run run : runs) {
-            out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%s,%d,%d,%d,%d,%.6f,%.6f,%.0f,%.4f%n",
-                            run.system(),
-                            run.size(),
-                            run.rep(),
-                            run.records(),
-                            run.bytes(),
-                            run.seconds(),
-                            run.cpuSeconds(),
-                            run.recordsPerSecond(),
-                            run.cpuSecondsPerGigabyte()));
-        }
-        return out.toString();
+    static ResultTable csv(List<Run> runs) {
+        return ResultTable.of(
+                runs,
+                List.of(
+                        new Column<>("system", Run::system),
+                        new Column<>("size", "%d", Run::size),
+                        new Column<>("rep", "%d", Run::rep),
+                        new Column<>("records", "%d", Run::records),
+                        new Column<>("bytes", "%d", Run::bytes),
+                        new Column<>("seconds", "%.6f", Run::seconds),
+                        new Column<>("cpu_seconds", "%.6f", Run::cpuSeconds),
+                        new Column<>("records_per_s", "%.0f", Run::recordsPerSecond),
+                        new Column<>("cpu_s_per_gb", "%.4f", Run::cpuSecondsPerGigabyte)));
     }
 
-    static String table(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "| size | system | M records/s min / median / max | CPU-s per GB min /"
-                                + " median / max | sluice / librdkafka records/s | sluice /"
-                                + " librdkafka CPU per GB | sluice / librdkafka-mimalloc"
-                                + " records/s | sluice / librdkafka-mimalloc CPU per GB |\n"
-                                + "|---|---|---|---|---|---|---|---|\n");
+    static ResultTable table(List<Run> runs) {
+        ResultTable table =
+                new ResultTable()
+                        .column("size")
+                        .column("system")
+                        .column("M records/s min / median / max")
+                        .column("CPU-s per GB min / median / max")
+                        .column("sluice / librdkafka records/s")
+                        .column("sluice / librdkafka CPU per GB")
+                        .column("sluice / librdkafka-mimalloc records/s")
+                        .column("sluice / librdkafka-mimalloc CPU per GB");
         for (int size : SIZES) {
             Map<String, Summary> rate =
                     Summary.bySystem(runs, size, run -> run.recordsPerSecond() / 1e6);
@@ -302,20 +300,17 @@ public final class IngestBenchmark {
                     continue;
                 }
                 boolean sluice = system.equals("sluice");
-                out.append(
-                        String.format(
-                                Locale.ROOT,
-                                "| %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                                HandoffBenchmark.sizeName(size),
-                                system,
-                                rate.get(system).format("%.3f"),
-                                cpu.get(system).format("%.2f"),
-                                sluice ? Summary.ratio(rate, system, "librdkafka") : "",
-                                sluice ? Summary.ratio(cpu, system, "librdkafka") : "",
-                                sluice ? Summary.ratio(rate, system, "librdkafka-mimalloc") : "",
-                                sluice ? Summary.ratio(cpu, system, "librdkafka-mimalloc") : ""));
+                table.row(
+                        HandoffBenchmark.sizeName(size),
+                        system,
+                        rate.get(system).format("%.3f"),
+                        cpu.get(system).format("%.2f"),
+                        sluice ? Summary.ratio(rate, system, "librdkafka") : "",
+                        sluice ? Summary.ratio(cpu, system, "librdkafka") : "",
+                        sluice ? Summary.ratio(rate, system, "librdkafka-mimalloc") : "",
+                        sluice ? Summary.ratio(cpu, system, "librdkafka-mimalloc") : "");
             }
         }
-        return out.toString();
+        return table;
     }
 }

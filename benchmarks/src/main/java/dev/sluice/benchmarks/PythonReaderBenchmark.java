@@ -1,5 +1,6 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.benchmarks.ResultTable.Column;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ import java.util.Map;
  */
 public final class PythonReaderBenchmark {
     private static final long MIB = 1 << 20;
-    // Size, task, and the target for the Python reader.
+    // Size, task, and the Python reader's target (benchmarks/README.md, Python reader).
     private static final List<Shape> SHAPES =
             List.of(
                     new Shape(1 << 20, "sum", 5.0, "GB/s"),
@@ -107,8 +108,8 @@ public final class PythonReaderBenchmark {
             }
         }
         Files.createDirectories(results);
-        Files.writeString(results.resolve("python.csv"), csv(runs));
-        String table = table(runs);
+        csv(runs).writeCsv(results.resolve("python.csv"));
+        String table = table(runs).markdown();
         Files.writeString(results.resolve("python.md"), table);
         System.out.print(table);
     }
@@ -172,35 +173,32 @@ public final class PythonReaderBenchmark {
         return Double.parseDouble(values.get(key));
     }
 
-    static String csv(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "system,size,task,rep,records,seconds,gb_per_s,mrec_per_s,reader_cpu_seconds\n");
-        for (Run run : runs) {
-            out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%s,%d,%s,%d,%d,%.6f,%.3f,%.3f,%.4f%n",
-                            run.system(),
-                            run.size(),
-                            run.task(),
-                            run.rep(),
-                            run.records(),
-                            run.seconds(),
-                            run.gigabytesPerSecond(),
-                            run.megaRecordsPerSecond(),
-                            run.cpuSeconds()));
-        }
-        return out.toString();
+    static ResultTable csv(List<Run> runs) {
+        return ResultTable.of(
+                runs,
+                List.of(
+                        new Column<>("system", Run::system),
+                        new Column<>("size", "%d", Run::size),
+                        new Column<>("task", Run::task),
+                        new Column<>("rep", "%d", Run::rep),
+                        new Column<>("records", "%d", Run::records),
+                        new Column<>("seconds", "%.6f", Run::seconds),
+                        new Column<>("gb_per_s", "%.3f", Run::gigabytesPerSecond),
+                        new Column<>("mrec_per_s", "%.3f", Run::megaRecordsPerSecond),
+                        new Column<>("reader_cpu_seconds", "%.4f", Run::cpuSeconds)));
     }
 
     /** Per shape and reader: the task's metric as min / median / max, Python over Java, target. */
-    static String table(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "| records | task | reader | min / median / max | reader CPU-s (median) |"
-                                + " python / java | target (python) |\n"
-                                + "|---|---|---|---|---|---|---|\n");
+    static ResultTable table(List<Run> runs) {
+        ResultTable table =
+                new ResultTable()
+                        .column("records")
+                        .column("task")
+                        .column("reader")
+                        .column("min / median / max")
+                        .column("reader CPU-s (median)", "%.2f")
+                        .column("python / java")
+                        .column("target (python)");
         for (Shape shape : SHAPES) {
             Map<String, Summary> metric = Summary.bySystem(runs, shape.size(), Run::metric);
             Map<String, Summary> cpu = Summary.bySystem(runs, shape.size(), Run::cpuSeconds);
@@ -209,29 +207,25 @@ public final class PythonReaderBenchmark {
                     continue;
                 }
                 boolean python = system.equals("python");
-                out.append(
-                        String.format(
-                                Locale.ROOT,
-                                "| %s | %s | %s | %s %s | %.2f | %s | %s |%n",
-                                HandoffBenchmark.sizeName(shape.size()),
-                                shape.task(),
-                                system,
-                                metric.get(system).format("%.2f"),
-                                shape.unit(),
-                                cpu.get(system).median(),
-                                python ? Summary.ratio(metric, "python", "java") : "",
-                                python
-                                        ? String.format(
-                                                Locale.ROOT,
-                                                "≥ %.0f %s: %s",
-                                                shape.target(),
-                                                shape.unit(),
-                                                metric.get(system).median() >= shape.target()
-                                                        ? "met"
-                                                        : "not met")
-                                        : ""));
+                table.row(
+                        HandoffBenchmark.sizeName(shape.size()),
+                        shape.task(),
+                        system,
+                        metric.get(system).format("%.2f") + " " + shape.unit(),
+                        cpu.get(system).median(),
+                        python ? Summary.ratio(metric, "python", "java") : "",
+                        python
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "≥ %.0f %s: %s",
+                                        shape.target(),
+                                        shape.unit(),
+                                        metric.get(system).median() >= shape.target()
+                                                ? "met"
+                                                : "not met")
+                                : "");
             }
         }
-        return out.toString();
+        return table;
     }
 }

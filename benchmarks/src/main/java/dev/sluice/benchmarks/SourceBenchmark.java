@@ -1,5 +1,6 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.benchmarks.ResultTable.Column;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.KafkaBroker;
 import java.io.IOException;
@@ -23,11 +24,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The source benchmark of issue 5 (benchmarks/README.md): seed 003's jobs — count, filter, word
- * count — on Flink, reading one 8-partition topic through SluiceSource PUSH, SluiceSource PULL and
- * Flink's own KafkaSource, for 100 B and 1 KiB records of text, with and without a producer writing
- * to another topic of the same broker meanwhile. Each run is a JVM with a MiniCluster of its own
- * ({@link SourceBenchmarkJob}).
+ * The source benchmark (benchmarks/README.md, Source): three jobs — count, filter, word count — on
+ * Flink, reading one 8-partition topic through SluiceSource PUSH, SluiceSource PULL and Flink's own
+ * KafkaSource, for 100 B and 1 KiB records of text, with and without a producer writing to another
+ * topic of the same broker meanwhile. Each run is a JVM with a MiniCluster of its own ({@link
+ * SourceBenchmarkJob}).
  *
  * <p>Arguments: {@code --bin DIR} (sluice-brokerd, sluice-kafka-tool), {@code --results DIR},
  * {@code --reps K} (3), {@code --mib V} (2048 MiB of values per topic), {@code --sizes B,B}, {@code
@@ -132,15 +133,16 @@ public final class SourceBenchmark {
                                                 bin, broker, daemon, system, job, topic, size,
                                                 records, loaded, rep));
                                 // Written as it grows: a run cut short keeps what it measured.
-                                Files.writeString(results.resolve("source.csv"), csv(runs));
+                                csv(runs).writeCsv(results.resolve("source.csv"));
                             }
                         }
                     }
                 }
             }
         }
-        Files.writeString(results.resolve("source.md"), table(runs));
-        System.out.print(table(runs));
+        String table = table(runs).markdown();
+        Files.writeString(results.resolve("source.md"), table);
+        System.out.print(table);
     }
 
     /** Text values of {@code size} bytes: words of a 5,000-word vocabulary, space-separated. */
@@ -298,40 +300,39 @@ public final class SourceBenchmark {
         }
     }
 
-    static String csv(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "system,size,job,producer,rep,records,seconds,cpu_seconds,daemon_cpu_seconds,broker_cpu_seconds,source_threads,records_per_s,cpu_s_per_m_records,broker_cpu_s_per_m_records\n");
-        for (Run run : runs) {
-            out.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%s,%d,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.3f,%d,%.0f,%.3f,%.3f%n",
-                            run.system(),
-                            run.size(),
-                            run.job(),
-                            run.producer() ? "on" : "off",
-                            run.rep(),
-                            run.records(),
-                            run.seconds(),
-                            run.cpuSeconds(),
-                            run.daemonCpuSeconds(),
-                            run.brokerCpuSeconds(),
-                            run.sourceThreads(),
-                            run.recordsPerSecond(),
-                            run.cpuPerMillion(),
-                            run.brokerCpuPerMillion()));
-        }
-        return out.toString();
+    static ResultTable csv(List<Run> runs) {
+        return ResultTable.of(
+                runs,
+                List.of(
+                        new Column<>("system", Run::system),
+                        new Column<>("size", "%d", Run::size),
+                        new Column<>("job", Run::job),
+                        new Column<>("producer", run -> run.producer() ? "on" : "off"),
+                        new Column<>("rep", "%d", Run::rep),
+                        new Column<>("records", "%d", Run::records),
+                        new Column<>("seconds", "%.6f", Run::seconds),
+                        new Column<>("cpu_seconds", "%.3f", Run::cpuSeconds),
+                        new Column<>("daemon_cpu_seconds", "%.3f", Run::daemonCpuSeconds),
+                        new Column<>("broker_cpu_seconds", "%.3f", Run::brokerCpuSeconds),
+                        new Column<>("source_threads", "%d", Run::sourceThreads),
+                        new Column<>("records_per_s", "%.0f", Run::recordsPerSecond),
+                        new Column<>("cpu_s_per_m_records", "%.3f", Run::cpuPerMillion),
+                        new Column<>(
+                                "broker_cpu_s_per_m_records", "%.3f", Run::brokerCpuPerMillion)));
     }
 
-    static String table(List<Run> runs) {
-        StringBuilder out =
-                new StringBuilder(
-                        "| job | size | producer | system | M records/s min / median / max | Flink"
-                            + " + daemon CPU-s per M records (median) | broker CPU-s per M records"
-                            + " (median) | source threads | / KafkaSource records/s |\n"
-                            + "|---|---|---|---|---|---|---|---|---|\n");
+    static ResultTable table(List<Run> runs) {
+        ResultTable table =
+                new ResultTable()
+                        .column("job")
+                        .column("size")
+                        .column("producer")
+                        .column("system")
+                        .column("M records/s min / median / max")
+                        .column("Flink + daemon CPU-s per M records (median)", "%.2f")
+                        .column("broker CPU-s per M records (median)", "%.2f")
+                        .column("source threads", "%.0f")
+                        .column("/ KafkaSource records/s");
         for (String job : JOBS) {
             for (int size : SIZES) {
                 for (boolean producer : new boolean[] {false, true}) {
@@ -349,25 +350,22 @@ public final class SourceBenchmark {
                         if (!rate.containsKey(system)) {
                             continue;
                         }
-                        out.append(
-                                String.format(
-                                        Locale.ROOT,
-                                        "| %s | %s | %s | %s | %s | %.2f | %.2f | %.0f | %s |%n",
-                                        job,
-                                        HandoffBenchmark.sizeName(size),
-                                        producer ? "on" : "off",
-                                        system,
-                                        rate.get(system).format("%.3f"),
-                                        cpu.get(system).median(),
-                                        broker.get(system).median(),
-                                        threads.get(system).median(),
-                                        system.equals("kafka-source")
-                                                ? ""
-                                                : Summary.ratio(rate, system, "kafka-source")));
+                        table.row(
+                                job,
+                                HandoffBenchmark.sizeName(size),
+                                producer ? "on" : "off",
+                                system,
+                                rate.get(system).format("%.3f"),
+                                cpu.get(system).median(),
+                                broker.get(system).median(),
+                                threads.get(system).median(),
+                                system.equals("kafka-source")
+                                        ? ""
+                                        : Summary.ratio(rate, system, "kafka-source"));
                     }
                 }
             }
         }
-        return out.toString();
+        return table;
     }
 }
