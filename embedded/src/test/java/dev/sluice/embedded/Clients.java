@@ -20,7 +20,12 @@ final class Clients {
     private Clients() {}
 
     static KafkaProducer<String, String> producer(KafkaBroker broker) {
-        Properties props = broker.clientProperties();
+        return producer(broker.clientProperties());
+    }
+
+    static KafkaProducer<String, String> producer(Properties clientProperties) {
+        Properties props = new Properties();
+        props.putAll(clientProperties);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
@@ -28,7 +33,14 @@ final class Clients {
 
     static List<ConsumerRecord<String, String>> consume(
             KafkaBroker broker, String topic, int expected) {
-        Properties props = broker.clientProperties();
+        return consume(broker.clientProperties(), topic, expected);
+    }
+
+    /** Reads {@code topic} from its start until {@code expected} records came, with these props. */
+    static List<ConsumerRecord<String, String>> consume(
+            Properties clientProperties, String topic, int expected) {
+        Properties props = new Properties();
+        props.putAll(clientProperties);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer =
