@@ -5,10 +5,10 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Where a job is in its life (seed 001 §3.4). A job is first ACCEPTED (its output locations have
- * readers and there is capacity) or REFUSED; it turns RUNNING when its readers say they are ready,
- * and COMPLETED when they have read everything. It may be CANCELLED by its user or FAILED by a
- * fault (a generator that throws, a reader that disappears) until it has ended.
+ * Where a job is in its life (docs/formats.md, "Statuses"). A job is first ACCEPTED (its output
+ * locations have readers and there is capacity) or REFUSED; it turns RUNNING when its readers say
+ * they are ready, and COMPLETED when they have read everything. It may be CANCELLED by its user or
+ * FAILED by a fault (a generator that throws, a reader that disappears) until it has ended.
  */
 @PublicEvolving
 public enum JobState {

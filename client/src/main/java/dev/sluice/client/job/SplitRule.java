@@ -3,10 +3,10 @@ package dev.sluice.client.job;
 import dev.sluice.client.annotation.PublicEvolving;
 
 /**
- * Which part of a job's generated data a stream carries: seed 001's <em>split</em> constraint,
- * "split the generated data into multiple data streams which can be delivered to different output
- * locations". A job's streams partition its output; no two streams carry the same data, because the
- * seed rules out duplicating a stream to several consumers.
+ * Which part of a job's generated data a stream carries: the <em>split</em> constraint
+ * (docs/formats.md, "Split rule"), "split the generated data into multiple data streams which can
+ * be delivered to different output locations". A job's streams partition its output; no two streams
+ * carry the same data, because the seed rules out duplicating a stream to several consumers.
  *
  * <p>The generator is told the rule of the stream a task belongs to, so it computes only that part.
  */

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * interval} if it changed, so at most one record per interval whatever the chunk rate, and the
  * final one at once at the end of the stream and on close. Unchanged progress goes out again every
  * {@link #HEARTBEAT}: a reader waiting for chunks is still there, which the scheduler needs to tell
- * from a reader that is gone (seed 001 §3.2 aborts the jobs of a consumer that quit).
+ * from a reader that is gone (docs/generation.md, "The scheduler": the jobs of a consumer that quit
+ * are aborted).
  *
  * <p>Sending on a timer rather than on the reader's own calls matters: a reader waiting for its
  * next chunk makes no calls, and a progress record held back until then could hold back the

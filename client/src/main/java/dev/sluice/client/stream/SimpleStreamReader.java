@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * A {@link StreamReader} in the plain shape of seed 002's {@code DistroStream} (§4.1): {@code
+ * A {@link StreamReader} in the plain shape of docs/stream-reader.md's "The plain facade": {@code
  * poll(timeout)}, {@code isClosed()}, {@code close()}. Each poll copies the next chunk's payload
  * out and releases the chunk at once, so nothing is held between calls; for zero-copy reading use
  * the {@link StreamReader} itself.

@@ -9,8 +9,8 @@ import java.util.OptionalLong;
  *
  * @param chunks chunks handed out to the application
  * @param bytes payload bytes of those chunks
- * @param starvationEvents paced readers: chunks that were not there yet at their due time (seed 001
- *     §2.4's starvation); always 0 unpaced
+ * @param starvationEvents paced readers: chunks that were not there yet at their due time
+ *     (docs/stream-reader.md, "Constant speed"); always 0 unpaced
  * @param starvedNanos paced readers: the time those chunks came late, summed (from each one's due
  *     time until it came)
  * @param targetRateBytesPerSecond the pacing rate, empty when the reader is not paced

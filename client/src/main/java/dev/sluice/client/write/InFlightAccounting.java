@@ -31,10 +31,10 @@ import java.util.TreeMap;
 @Internal
 public final class InFlightAccounting {
     /**
-     * The cap formula's tasks per producer: seed 001 §4.3 wants a reader's buffer to hold at least
-     * producers × chunk; here the unit is a task (what a producer computes at once), four of them,
-     * so a producer goes on to its next tasks while the reader works through the previous ones
-     * (docs/sluice-sink.md, "Bounded buffering").
+     * The cap formula's tasks per producer: docs/sluice-sink.md ("Bounded buffering") wants a
+     * reader's buffer to hold at least producers × chunk; here the unit is a task (what a producer
+     * computes at once), four of them, so a producer goes on to its next tasks while the reader
+     * works through the previous ones (docs/sluice-sink.md, "Bounded buffering").
      */
     public static final int TASKS_PER_PRODUCER = 4;
 

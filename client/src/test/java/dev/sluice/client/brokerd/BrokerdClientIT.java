@@ -36,9 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real path of issue 4: records written to the real broker by the Java producer and by kcat,
- * consumed by the real {@code sluice-brokerd} in a child process, read by {@link BrokerdClient}
- * from shared memory.
+ * The real path of docs/brokerd.md, "How it works": records written to the real broker by the Java
+ * producer and by kcat, consumed by the real {@code sluice-brokerd} in a child process, read by
+ * {@link BrokerdClient} from shared memory.
  */
 class BrokerdClientIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();

@@ -30,9 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CHUNK_STREAMS through the real broker and daemon: chunks of several streams written over several
- * partitions in reverse order (many producers, seed 001 §4.3), one written twice, come out of
- * {@link ChunkSubscription} once each, in {@code seq} order, ended by their end-of-stream chunk —
- * across a SIGKILL of the daemon too, resuming from the group's committed offsets mid-stream.
+ * partitions in reverse order (many producers: docs/formats.md, "Chunk topics"), one written twice,
+ * come out of {@link ChunkSubscription} once each, in {@code seq} order, ended by their
+ * end-of-stream chunk — across a SIGKILL of the daemon too, resuming from the group's committed
+ * offsets mid-stream.
  */
 class ChunkStreamsIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
