@@ -19,14 +19,16 @@ final class OffsetCommitter implements AutoCloseable {
 
     private final Properties kafkaProperties;
     private final String groupId;
+    private final SluiceSourceReaderMetrics metrics;
     private Admin admin;
 
     /**
      * @param kafkaProperties the admin client's, with its {@code client.id}
      */
-    OffsetCommitter(Properties kafkaProperties, String groupId) {
+    OffsetCommitter(Properties kafkaProperties, String groupId, SluiceSourceReaderMetrics metrics) {
         this.kafkaProperties = kafkaProperties;
         this.groupId = groupId;
+        this.metrics = metrics;
     }
 
     void commit(Map<TopicPartition, Long> offsets) {
@@ -44,11 +46,14 @@ final class OffsetCommitter implements AutoCloseable {
                 .whenComplete(
                         (ok, error) -> {
                             if (error != null) {
+                                metrics.commitFailed();
                                 LOG.warn(
                                         "committing {} to group {} failed: {}",
                                         offsets,
                                         groupId,
                                         error.toString());
+                            } else {
+                                metrics.committed(offsets);
                             }
                         });
     }

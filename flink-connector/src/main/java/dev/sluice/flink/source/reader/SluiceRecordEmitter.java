@@ -8,16 +8,29 @@ import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
+import org.apache.kafka.common.TopicPartition;
 
-/** Deserializes a record into the output, stamped with its Kafka timestamp, and moves its split. */
+/**
+ * Deserializes a record into the output, stamped with its Kafka timestamp, and moves its split and
+ * its partition's {@code currentOffset}.
+ */
 final class SluiceRecordEmitter<T> implements RecordEmitter<SluiceRecord, T, SluiceSplitState> {
     private final SluiceDeserializationSchema<T> deserializer;
     private final Counter bytesIn;
+    private final SluiceSourceReaderMetrics metrics;
     private final OutputCollector<T> collector = new OutputCollector<>();
+    // The offsets of the split emitted last: records come in runs of one split, so the metrics'
+    // map is looked up once per run.
+    private SluiceSplitState lastSplit;
+    private SluiceSourceReaderMetrics.PartitionOffsets offsets;
 
-    SluiceRecordEmitter(SluiceDeserializationSchema<T> deserializer, Counter bytesIn) {
+    SluiceRecordEmitter(
+            SluiceDeserializationSchema<T> deserializer,
+            Counter bytesIn,
+            SluiceSourceReaderMetrics metrics) {
         this.deserializer = deserializer;
         this.bytesIn = bytesIn;
+        this.metrics = metrics;
     }
 
     @Override
@@ -40,6 +53,11 @@ final class SluiceRecordEmitter<T> implements RecordEmitter<SluiceRecord, T, Slu
                     e);
         }
         split.emitted(record.offset());
+        if (split != lastSplit) {
+            lastSplit = split;
+            offsets = metrics.partition(new TopicPartition(record.topic(), record.partition()));
+        }
+        offsets.emitted(record.offset());
         bytesIn.inc(record.sizeInBytes());
     }
 

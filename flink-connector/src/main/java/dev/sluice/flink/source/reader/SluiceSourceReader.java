@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -39,6 +38,7 @@ public final class SluiceSourceReader<T>
         extends SingleThreadMultiplexSourceReaderBase<
                 SluiceRecord, T, SluiceSplit, SluiceSplitState> {
     private static final Logger LOG = LoggerFactory.getLogger(SluiceSourceReader.class);
+    private final SluiceSourceReaderMetrics readerMetrics;
     private final OffsetCommitter committer;
     private final AutoCloseable onClose;
     private final SortedMap<Long, Map<TopicPartition, Long>> offsetsToCommit = new TreeMap<>();
@@ -98,28 +98,43 @@ public final class SluiceSourceReader<T>
                                             settings.clientId(subtask, "stop")));
             onClose = inbox::close;
         } else {
-            AtomicLong pending = new AtomicLong();
-            metrics.setPendingRecordsGauge(pending::get);
             sluice.gauge("slotsHeld", () -> 0);
             splitReaders =
                     () ->
                             new PullSplitReader(
-                                    settings.kafkaProperties(),
-                                    settings.clientId(subtask, ""),
-                                    pending);
+                                    settings.kafkaProperties(), settings.clientId(subtask, ""));
             onClose = () -> {};
         }
+        LogEndOffsets ends =
+                new LogEndOffsets(settings.kafkaProperties(settings.clientId(subtask, "ends")));
+        SluiceSourceReaderMetrics readerMetrics = new SluiceSourceReaderMetrics(metrics, ends::ask);
+        AutoCloseable closeSplitReaders = onClose;
+        onClose =
+                () -> {
+                    try (closeSplitReaders) {
+                        ends.close();
+                    }
+                };
         OffsetCommitter committer =
                 settings.commitOffsetsOnCheckpoint() && !settings.groupId().isEmpty()
                         ? new OffsetCommitter(
                                 settings.kafkaProperties(settings.clientId(subtask, "commit")),
-                                settings.groupId())
+                                settings.groupId(),
+                                readerMetrics)
                         : null;
         SluiceRecordEmitter<T> emitter =
                 new SluiceRecordEmitter<>(
-                        deserializer, metrics.getIOMetricGroup().getNumBytesInCounter());
+                        deserializer,
+                        metrics.getIOMetricGroup().getNumBytesInCounter(),
+                        readerMetrics);
         return new SluiceSourceReader<>(
-                splitReaders, emitter, settings.readerConfiguration(), context, committer, onClose);
+                splitReaders,
+                emitter,
+                settings.readerConfiguration(),
+                context,
+                readerMetrics,
+                committer,
+                onClose);
     }
 
     private SluiceSourceReader(
@@ -127,18 +142,23 @@ public final class SluiceSourceReader<T>
             RecordEmitter<SluiceRecord, T, SluiceSplitState> emitter,
             Configuration configuration,
             SourceReaderContext context,
+            SluiceSourceReaderMetrics readerMetrics,
             OffsetCommitter committer,
             AutoCloseable onClose) {
         super(splitReaders, emitter, configuration, context);
+        this.readerMetrics = readerMetrics;
         this.committer = committer;
         this.onClose = onClose;
     }
 
     @Override
-    protected void onSplitFinished(Map<String, SluiceSplitState> finished) {}
+    protected void onSplitFinished(Map<String, SluiceSplitState> finished) {
+        finished.values().forEach(state -> readerMetrics.finished(state.toSplit().partition()));
+    }
 
     @Override
     protected SluiceSplitState initializedState(SluiceSplit split) {
+        readerMetrics.reading(split);
         return new SluiceSplitState(split);
     }
 

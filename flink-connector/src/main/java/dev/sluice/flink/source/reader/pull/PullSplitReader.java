@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
@@ -29,11 +28,10 @@ public final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSp
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final AtomicLong pendingRecords;
     private final Map<TopicPartition, Long> stops = new HashMap<>();
     private Set<String> finished = new HashSet<>();
 
-    public PullSplitReader(Properties kafkaProperties, String clientId, AtomicLong pendingRecords) {
+    public PullSplitReader(Properties kafkaProperties, String clientId) {
         Properties props = new Properties();
         props.putAll(kafkaProperties);
         // The source's client id prefix names the consumer, as in KafkaSource; a client.id
@@ -44,7 +42,6 @@ public final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSp
         this.consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        this.pendingRecords = pendingRecords;
     }
 
     @Override
@@ -77,11 +74,6 @@ public final class PullSplitReader implements SplitReader<SluiceRecord, SluiceSp
             }
         }
         out.finishedSplits().addAll(takeFinished());
-        long lag = 0;
-        for (TopicPartition partition : stops.keySet()) {
-            lag += consumer.currentLag(partition).orElse(0);
-        }
-        pendingRecords.set(lag);
         return out;
     }
 
