@@ -29,6 +29,7 @@
 #include "ingest/partition_pauses.h"
 #include "kafka/broker_connection.h"
 #include "kafka/fetch_protocol.h"
+#include "kafka/record_batch_reader.h"
 
 namespace sluice::brokerd {
 
