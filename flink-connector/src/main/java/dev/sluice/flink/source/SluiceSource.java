@@ -4,11 +4,11 @@ import dev.sluice.flink.source.enumerator.AdminClusterMetadata;
 import dev.sluice.flink.source.enumerator.SluiceEnumerator;
 import dev.sluice.flink.source.enumerator.SluiceEnumeratorState;
 import dev.sluice.flink.source.enumerator.SluiceEnumeratorStateSerializer;
+import dev.sluice.flink.source.enumerator.Subscription;
 import dev.sluice.flink.source.reader.ReaderSettings;
 import dev.sluice.flink.source.reader.SluiceSourceReader;
 import dev.sluice.flink.source.split.SluiceSplit;
 import dev.sluice.flink.source.split.SluiceSplitSerializer;
-import java.util.List;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -46,23 +46,26 @@ public final class SluiceSource<T>
         implements Source<T, SluiceSplit, SluiceEnumeratorState>, ResultTypeQueryable<T> {
     private static final long serialVersionUID = 1L;
 
-    private final List<String> topics;
+    private final Subscription subscription;
     private final SluiceOffsets startingOffsets;
     private final SluiceOffsets stoppingOffsets;
+    private final boolean bounded;
     private final long discoveryIntervalMs;
     private final ReaderSettings readerSettings;
     private final SluiceDeserializationSchema<T> deserializer;
 
     SluiceSource(
-            List<String> topics,
+            Subscription subscription,
             SluiceOffsets startingOffsets,
             SluiceOffsets stoppingOffsets,
+            boolean bounded,
             long discoveryIntervalMs,
             ReaderSettings readerSettings,
             SluiceDeserializationSchema<T> deserializer) {
-        this.topics = List.copyOf(topics);
+        this.subscription = subscription;
         this.startingOffsets = startingOffsets;
         this.stoppingOffsets = stoppingOffsets;
+        this.bounded = bounded;
         this.discoveryIntervalMs = discoveryIntervalMs;
         this.readerSettings = readerSettings;
         this.deserializer = deserializer;
@@ -74,7 +77,7 @@ public final class SluiceSource<T>
 
     @Override
     public Boundedness getBoundedness() {
-        return stoppingOffsets == null ? Boundedness.CONTINUOUS_UNBOUNDED : Boundedness.BOUNDED;
+        return bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
     }
 
     public ReadMode readMode() {
@@ -114,9 +117,10 @@ public final class SluiceSource<T>
             SplitEnumeratorContext<SluiceSplit> context, SluiceEnumeratorState state) {
         return new SluiceEnumerator(
                 context,
-                topics,
+                subscription,
                 startingOffsets,
                 stoppingOffsets,
+                bounded,
                 discoveryIntervalMs,
                 () ->
                         new AdminClusterMetadata(

@@ -1,18 +1,25 @@
 package dev.sluice.flink.source;
 
+import dev.sluice.flink.source.enumerator.Subscription;
 import dev.sluice.flink.source.reader.ReaderSettings;
 import dev.sluice.flink.source.reader.push.PushSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,10 +49,14 @@ public final class SluiceSourceBuilder<T> {
     private static final String READ_COMMITTED = "read_committed";
 
     private final Properties kafka = new Properties();
-    private final List<String> topics = new ArrayList<>();
+    // Each subscription setter fills its own; build() checks that exactly one was called.
+    private List<String> topics;
+    private Pattern topicPattern;
+    private Set<TopicPartition> partitions;
     private String groupId = "";
     private SluiceOffsets startingOffsets = SluiceOffsets.earliest();
     private SluiceOffsets stoppingOffsets;
+    private boolean bounded;
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private ReadMode readMode = ReadMode.AUTO;
     private Path socket = Path.of(DEFAULT_SOCKET);
@@ -61,9 +72,32 @@ public final class SluiceSourceBuilder<T> {
         return setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, servers);
     }
 
+    /**
+     * Reads every partition of these topics; one of this, {@link #setTopicPattern}, {@link
+     * #setPartitions}.
+     */
+    public SluiceSourceBuilder<T> setTopics(List<String> topics) {
+        this.topics = new ArrayList<>(topics);
+        return this;
+    }
+
     public SluiceSourceBuilder<T> setTopics(String... topics) {
-        this.topics.clear();
-        this.topics.addAll(List.of(topics));
+        return setTopics(Arrays.asList(topics));
+    }
+
+    /**
+     * Reads every partition of the topics whose whole name matches {@code pattern}, including
+     * topics created while the job runs: each partition discovery ({@link
+     * #setPartitionDiscoveryInterval}) looks for new ones.
+     */
+    public SluiceSourceBuilder<T> setTopicPattern(Pattern pattern) {
+        this.topicPattern = Objects.requireNonNull(pattern);
+        return this;
+    }
+
+    /** Reads these partitions only; one that does not exist fails the job, naming it. */
+    public SluiceSourceBuilder<T> setPartitions(Set<TopicPartition> partitions) {
+        this.partitions = new HashSet<>(partitions);
         return this;
     }
 
@@ -79,9 +113,24 @@ public final class SluiceSourceBuilder<T> {
         return this;
     }
 
-    /** Makes the source bounded: each partition ends before these offsets, resolved at start. */
+    /**
+     * Makes the source bounded: each partition ends before these offsets, resolved when it is
+     * discovered, and the source ends when every partition has. Replaces {@link #setUnbounded}.
+     */
     public SluiceSourceBuilder<T> setBounded(SluiceOffsets stoppingOffsets) {
         this.stoppingOffsets = Objects.requireNonNull(stoppingOffsets);
+        this.bounded = true;
+        return this;
+    }
+
+    /**
+     * Each partition ends before these offsets, but the source stays unbounded ({@code
+     * CONTINUOUS_UNBOUNDED}, as {@code KafkaSource}'s {@code setUnbounded}): it keeps discovering
+     * partitions, and runs until cancelled. Replaces {@link #setBounded}.
+     */
+    public SluiceSourceBuilder<T> setUnbounded(SluiceOffsets stoppingOffsets) {
+        this.stoppingOffsets = Objects.requireNonNull(stoppingOffsets);
+        this.bounded = false;
         return this;
     }
 
@@ -155,6 +204,71 @@ public final class SluiceSourceBuilder<T> {
         return this;
     }
 
+    /** The one subscription set, or what to call. */
+    private Subscription subscription() {
+        List<String> set = new ArrayList<>();
+        if (topics != null) {
+            set.add("setTopics");
+        }
+        if (topicPattern != null) {
+            set.add("setTopicPattern");
+        }
+        if (partitions != null) {
+            set.add("setPartitions");
+        }
+        if (set.isEmpty()) {
+            throw new IllegalStateException(
+                    "nothing to read: call setTopics, setTopicPattern or setPartitions");
+        }
+        if (set.size() > 1) {
+            throw new IllegalStateException(
+                    String.join(" and ", set)
+                            + " were called: a source reads topics, a topic pattern or a set of"
+                            + " partitions, call only one of them");
+        }
+        if (topics != null) {
+            if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
+                throw new IllegalStateException("topics " + topics + ": name one or more");
+            }
+            return new Subscription.Topics(topics);
+        }
+        if (topicPattern != null) {
+            return new Subscription.TopicPattern(topicPattern);
+        }
+        if (partitions.isEmpty()) {
+            throw new IllegalStateException("setPartitions with no partition: name one or more");
+        }
+        for (TopicPartition partition : partitions) {
+            if (partition == null || partition.topic().isBlank() || partition.partition() < 0) {
+                throw new IllegalStateException(
+                        "setPartitions: " + partition + " is no partition (topic-number, ≥ 0)");
+            }
+        }
+        return new Subscription.Partitions(partitions);
+    }
+
+    /**
+     * Offsets given for partitions the source does not read are a mistake (a typo in a topic's
+     * name), which would otherwise go unnoticed: those partitions start where the reset says.
+     */
+    private static void checkNamedPartitions(
+            String which, SluiceOffsets offsets, Subscription subscription) {
+        List<TopicPartition> foreign =
+                offsets.namedPartitions().stream()
+                        .filter(p -> !subscription.includes(p))
+                        .sorted(Comparator.comparing(TopicPartition::toString))
+                        .toList();
+        if (!foreign.isEmpty()) {
+            throw new IllegalStateException(
+                    which
+                            + " offsets name "
+                            + foreign
+                            + ", which the source does not read ("
+                            + subscription
+                            + "): name only partitions it reads");
+        }
+    }
+
     /** The client id prefix: see {@link #setClientIdPrefix}. */
     private String clientIdPrefix(String group, String sourceId) {
         String prefix = kafka.getProperty(CLIENT_ID_PREFIX);
@@ -185,16 +299,23 @@ public final class SluiceSourceBuilder<T> {
         if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
         }
-        if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
-            throw new IllegalStateException("topics " + topics + ": name one or more");
-        }
+        Subscription subscription = subscription();
         if (deserializer == null) {
             throw new IllegalStateException("no deserializer: call setDeserializer");
         }
         String group =
                 groupId.isEmpty() ? kafka.getProperty(ConsumerConfig.GROUP_ID_CONFIG, "") : groupId;
         if (startingOffsets.needsGroup() && group.isEmpty()) {
-            throw new IllegalStateException("starting from committed offsets needs a group id");
+            throw new IllegalStateException(
+                    "starting from committed offsets needs a group id: call setGroupId");
+        }
+        if (stoppingOffsets != null && stoppingOffsets.needsGroup() && group.isEmpty()) {
+            throw new IllegalStateException(
+                    "stopping at committed offsets needs a group id: call setGroupId");
+        }
+        checkNamedPartitions("starting", startingOffsets, subscription);
+        if (stoppingOffsets != null) {
+            checkNamedPartitions("stopping", stoppingOffsets, subscription);
         }
         if (Boolean.TRUE.equals(commitOffsetsOnCheckpoint) && group.isEmpty()) {
             throw new IllegalStateException("committing offsets on checkpoints needs a group id");
@@ -246,11 +367,12 @@ public final class SluiceSourceBuilder<T> {
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,
                         sourceId,
                         clientIdPrefix,
-                        topics.get(0));
+                        subscription);
         return new SluiceSource<>(
-                topics,
+                subscription,
                 startingOffsets,
                 stoppingOffsets,
+                bounded,
                 discoveryInterval.toMillis(),
                 reader,
                 deserializer);

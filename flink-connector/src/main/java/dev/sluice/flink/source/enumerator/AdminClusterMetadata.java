@@ -32,8 +32,13 @@ public final class AdminClusterMetadata implements ClusterMetadata {
     }
 
     @Override
+    public Set<String> topics() {
+        return get(admin.listTopics().names());
+    }
+
+    @Override
     public List<PartitionLeader> partitions(Collection<String> topics) {
-        Set<String> existing = new HashSet<>(get(admin.listTopics().names()));
+        Set<String> existing = new HashSet<>(topics());
         List<String> wanted = topics.stream().filter(existing::contains).toList();
         if (wanted.isEmpty()) {
             return List.of();
@@ -82,6 +87,16 @@ public final class AdminClusterMetadata implements ClusterMetadata {
                         offsets.put(partition, offset.offset());
                     }
                 });
+        return offsets;
+    }
+
+    @Override
+    public Map<TopicPartition, Long> forTimestamp(
+            Collection<TopicPartition> partitions, long timestampMs) {
+        Map<TopicPartition, Long> offsets =
+                new HashMap<>(listOffsets(partitions, OffsetSpec.forTimestamp(timestampMs)));
+        // Kafka answers -1 for a partition with no record at or after the timestamp.
+        offsets.values().removeIf(offset -> offset < 0);
         return offsets;
     }
 

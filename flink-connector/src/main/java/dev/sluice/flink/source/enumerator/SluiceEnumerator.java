@@ -20,22 +20,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Discovers the topics' partitions, makes one split per partition with resolved offsets, and places
- * each on a reader on its leader's host when there is one ({@link SplitPlacement}), which is where
- * that reader finds a {@code sluice-brokerd} serving the partition from local memory.
+ * Discovers the subscription's partitions, makes one split per partition with resolved offsets, and
+ * places each on a reader on its leader's host when there is one ({@link SplitPlacement}), which is
+ * where that reader finds a {@code sluice-brokerd} serving the partition from local memory.
  *
  * <p>Splits are placed once every reader has registered, so that every host's readers are known. An
- * unbounded source discovers new partitions every {@code discoveryIntervalMs} (0: once); a bounded
- * one discovers once and then tells its readers that no more splits come.
+ * unbounded source discovers new partitions every {@code discoveryIntervalMs} (0: once), also when
+ * it has stopping offsets ({@code setUnbounded}); a bounded one discovers once and then tells its
+ * readers that no more splits come.
  */
 @Internal
 public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, SluiceEnumeratorState> {
     private static final Logger LOG = LoggerFactory.getLogger(SluiceEnumerator.class);
 
     private final SplitEnumeratorContext<SluiceSplit> context;
-    private final List<String> topics;
+    private final Subscription subscription;
     private final SluiceOffsets starting;
     private final SluiceOffsets stopping;
+    private final boolean bounded;
     private final long discoveryIntervalMs;
     private final Supplier<ClusterMetadata> metadataFactory;
     private final SplitPlacement placement = new SplitPlacement();
@@ -48,20 +50,26 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
     private ClusterMetadata metadata;
 
     /**
-     * @param stopping where a bounded source stops; null for an unbounded one
+     * @param stopping where each partition stops; null for never
+     * @param bounded whether the source ends once its partitions reached {@code stopping}
      */
     public SluiceEnumerator(
             SplitEnumeratorContext<SluiceSplit> context,
-            List<String> topics,
+            Subscription subscription,
             SluiceOffsets starting,
             SluiceOffsets stopping,
+            boolean bounded,
             long discoveryIntervalMs,
             Supplier<ClusterMetadata> metadataFactory,
             SluiceEnumeratorState restored) {
         this.context = context;
-        this.topics = List.copyOf(topics);
+        if (bounded && stopping == null) {
+            throw new IllegalArgumentException("a bounded source needs stopping offsets");
+        }
+        this.subscription = subscription;
         this.starting = starting;
         this.stopping = stopping;
+        this.bounded = bounded;
         this.discoveryIntervalMs = discoveryIntervalMs;
         this.metadataFactory = metadataFactory;
         this.assigned.addAll(restored.assigned());
@@ -74,19 +82,37 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
     @Override
     public void start() {
         metadata = metadataFactory.get();
-        if (stopping == null && discoveryIntervalMs > 0) {
+        if (discoversPeriodically()) {
             context.callAsync(this::discover, this::discovered, 0, discoveryIntervalMs);
         } else if (!discovered) {
             context.callAsync(this::discover, this::discovered);
         }
     }
 
+    private boolean discoversPeriodically() {
+        return !bounded && discoveryIntervalMs > 0;
+    }
+
     /** On a worker thread: the splits of partitions not seen before. */
     private List<SluiceSplit> discover() {
+        List<PartitionLeader> all = subscription.partitions(metadata);
+        if (all.isEmpty()
+                && subscription instanceof Subscription.TopicPattern
+                && !discoversPeriodically()) {
+            // Nothing would ever match later: the source would read nothing, silently.
+            throw new IllegalStateException(
+                    subscription
+                            + " matches no topic, and partition discovery is off ("
+                            + (bounded
+                                    ? "a bounded source discovers once"
+                                    : "setPartitionDiscoveryInterval(Duration.ZERO)")
+                            + "): create a matching topic before the job starts"
+                            + (bounded
+                                    ? ""
+                                    : ", or set a partition discovery interval to wait for one"));
+        }
         List<PartitionLeader> fresh =
-                metadata.partitions(topics).stream()
-                        .filter(p -> !known.contains(p.partition()))
-                        .toList();
+                all.stream().filter(p -> !known.contains(p.partition())).toList();
         if (fresh.isEmpty()) {
             return List.of();
         }
@@ -106,7 +132,9 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
     /** On the coordinator thread. */
     private void discovered(List<SluiceSplit> splits, Throwable error) {
         if (error != null) {
-            throw new FlinkRuntimeException("discovering the partitions of " + topics, error);
+            throw new FlinkRuntimeException(
+                    "discovering the partitions of " + subscription + ": " + error.getMessage(),
+                    error);
         }
         for (SluiceSplit split : splits) {
             if (known.add(split.partition())) {
@@ -157,7 +185,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
             LOG.info("assigning {}", assignment);
             context.assignSplits(new SplitsAssignment<>(assignment));
         }
-        if (unassigned.isEmpty() && stopping != null && discovered) {
+        if (unassigned.isEmpty() && bounded && discovered) {
             registered.keySet().forEach(context::signalNoMoreSplits);
         }
     }

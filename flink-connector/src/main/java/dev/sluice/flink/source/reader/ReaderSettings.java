@@ -1,6 +1,7 @@
 package dev.sluice.flink.source.reader;
 
 import dev.sluice.flink.source.ReadMode;
+import dev.sluice.flink.source.enumerator.Subscription;
 import dev.sluice.flink.source.reader.push.PushSettings;
 import java.io.Serializable;
 import java.util.HashMap;
@@ -17,8 +18,8 @@ import org.apache.kafka.clients.CommonClientConfigs;
  * @param groupId the consumer group offsets are committed to; empty for none
  * @param clientIdPrefix what the {@code client.id} of each Kafka client of the source starts with
  *     ({@link #clientId})
- * @param probeTopic a topic of the source, which a reader subscribes to for a moment to check what
- *     PUSH needs
+ * @param subscription what the source reads: a reader subscribes to one of its topics for a moment
+ *     to check what PUSH needs
  */
 @Internal
 public record ReaderSettings(
@@ -29,7 +30,7 @@ public record ReaderSettings(
         boolean commitOffsetsOnCheckpoint,
         String sourceId,
         String clientIdPrefix,
-        String probeTopic)
+        Subscription subscription)
         implements Serializable {
 
     /**

@@ -58,7 +58,8 @@ public final class SluiceSourceReader<T>
         Path socket = Path.of(settings.push().socket());
         if (mode != ReadMode.PULL) {
             PushRequirements.Verdict verdict =
-                    PushRequirements.check(socket, settings.probeTopic());
+                    PushRequirements.check(
+                            socket, ProbeTopic.of(settings, context.getIndexOfSubtask()));
             if (mode == ReadMode.PUSH && !verdict.unmet().isEmpty()) {
                 throw new PushUnavailableException(socket.toString(), verdict.unmet());
             }

@@ -1,14 +1,18 @@
 package dev.sluice.flink.source.enumerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.flink.source.SluiceOffsets;
 import dev.sluice.flink.source.split.SluiceSplit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -20,13 +24,25 @@ import org.junit.jupiter.api.Test;
 class SluiceEnumeratorTest {
     private static final String TOPIC = "orders";
 
-    /** Partitions with their leaders; offsets: earliest 0, latest 100, committed none. */
+    /**
+     * Partitions with their leaders; offsets: earliest 0, latest 100, committed none, at a
+     * timestamp the timestamp / 10 below 1000 (none after).
+     */
     private static final class FixedCluster implements ClusterMetadata {
-        final List<PartitionLeader> partitions = new ArrayList<>();
+        final List<PartitionLeader> partitions = new CopyOnWriteArrayList<>();
 
         FixedCluster leader(int partition, String host) {
-            partitions.add(new PartitionLeader(new TopicPartition(TOPIC, partition), host));
+            return leader(TOPIC, partition, host);
+        }
+
+        FixedCluster leader(String topic, int partition, String host) {
+            partitions.add(new PartitionLeader(new TopicPartition(topic, partition), host));
             return this;
+        }
+
+        @Override
+        public Set<String> topics() {
+            return partitions.stream().map(p -> p.partition().topic()).collect(Collectors.toSet());
         }
 
         @Override
@@ -49,6 +65,12 @@ class SluiceEnumeratorTest {
             return Map.of();
         }
 
+        @Override
+        public Map<TopicPartition, Long> forTimestamp(
+                Collection<TopicPartition> partitions, long timestampMs) {
+            return timestampMs < 1000 ? constant(partitions, timestampMs / 10) : Map.of();
+        }
+
         private static Map<TopicPartition, Long> constant(
                 Collection<TopicPartition> partitions, long offset) {
             Map<TopicPartition, Long> offsets = new HashMap<>();
@@ -60,6 +82,7 @@ class SluiceEnumeratorTest {
         public void close() {}
     }
 
+    /** Of {@link #TOPIC}, bounded when it has stopping offsets, discovering once. */
     private static SluiceEnumerator enumerator(
             TestingSplitEnumeratorContext<SluiceSplit> context,
             FixedCluster cluster,
@@ -67,12 +90,151 @@ class SluiceEnumeratorTest {
             SluiceEnumeratorState state) {
         return new SluiceEnumerator(
                 context,
-                List.of(TOPIC),
+                new Subscription.Topics(List.of(TOPIC)),
                 SluiceOffsets.earliest(),
                 stopping,
+                stopping != null,
                 0,
                 () -> cluster,
                 state);
+    }
+
+    private static SluiceEnumerator unbounded(
+            TestingSplitEnumeratorContext<SluiceSplit> context,
+            FixedCluster cluster,
+            Subscription subscription,
+            SluiceOffsets starting,
+            SluiceOffsets stopping,
+            long discoveryIntervalMs) {
+        return new SluiceEnumerator(
+                context,
+                subscription,
+                starting,
+                stopping,
+                false,
+                discoveryIntervalMs,
+                () -> cluster,
+                SluiceEnumeratorState.empty());
+    }
+
+    private static List<String> assignedSplits(
+            TestingSplitEnumeratorContext<SluiceSplit> context, int subtask) {
+        var state = context.getSplitAssignments().get(subtask);
+        return state == null
+                ? List.of()
+                : state.getAssignedSplits().stream().map(SluiceSplit::splitId).sorted().toList();
+    }
+
+    @Test
+    void aTopicPatternPicksUpMatchingTopicsCreatedLater() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(1);
+        FixedCluster cluster = new FixedCluster().leader("logs-a", 0, "h").leader("other", 0, "h");
+        try (SluiceEnumerator enumerator =
+                unbounded(
+                        context,
+                        cluster,
+                        new Subscription.TopicPattern(Pattern.compile("logs-.*")),
+                        SluiceOffsets.earliest(),
+                        null,
+                        1000)) {
+            enumerator.start();
+            context.registerReader(0, "h");
+            enumerator.addReader(0);
+            context.triggerAllActions();
+            assertThat(assignedSplits(context, 0)).containsExactly("logs-a-0");
+
+            cluster.leader("logs-b", 0, "h").leader("logs-b", 1, "h").leader("xlogs-c", 0, "h");
+            context.getExecutorService().triggerPeriodicScheduledTasks();
+            context.triggerAllActions();
+            assertThat(assignedSplits(context, 0))
+                    .containsExactly("logs-a-0", "logs-b-0", "logs-b-1");
+        }
+    }
+
+    @Test
+    void aTopicPatternMatchingNothingWithoutDiscoveryFails() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(1);
+        FixedCluster cluster = new FixedCluster().leader("other", 0, "h");
+        try (SluiceEnumerator enumerator =
+                unbounded(
+                        context,
+                        cluster,
+                        new Subscription.TopicPattern(Pattern.compile("logs-.*")),
+                        SluiceOffsets.earliest(),
+                        null,
+                        0)) {
+            enumerator.start();
+            assertThatThrownBy(context::triggerAllActions)
+                    .hasStackTraceContaining(
+                            "topic pattern 'logs-.*' matches no topic, and partition discovery is"
+                                    + " off")
+                    .hasStackTraceContaining("set a partition discovery interval");
+        }
+    }
+
+    @Test
+    void aPartitionSetReadsOnlyItsPartitionsAndNamesOnesThatDoNotExist() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(1);
+        FixedCluster cluster = new FixedCluster().leader(0, "h").leader(1, "h").leader(2, "h");
+        try (SluiceEnumerator enumerator =
+                unbounded(
+                        context,
+                        cluster,
+                        new Subscription.Partitions(
+                                Set.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 2))),
+                        SluiceOffsets.earliest(),
+                        null,
+                        0)) {
+            enumerator.start();
+            context.registerReader(0, "h");
+            enumerator.addReader(0);
+            context.triggerAllActions();
+            assertThat(assignedSplits(context, 0)).containsExactly("orders-0", "orders-2");
+        }
+        try (SluiceEnumerator enumerator =
+                unbounded(
+                        context,
+                        cluster,
+                        new Subscription.Partitions(
+                                Set.of(
+                                        new TopicPartition(TOPIC, 7),
+                                        new TopicPartition("nope", 0))),
+                        SluiceOffsets.earliest(),
+                        null,
+                        0)) {
+            enumerator.start();
+            assertThatThrownBy(context::triggerAllActions)
+                    .hasStackTraceContaining(
+                            "partitions [nope-0, orders-7] of setPartitions do not exist");
+        }
+    }
+
+    @Test
+    void anUnboundedSourceWithStopsEndsSplitsButNotTheSource() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(1);
+        FixedCluster cluster = new FixedCluster().leader(0, "h");
+        try (SluiceEnumerator enumerator =
+                unbounded(
+                        context,
+                        cluster,
+                        new Subscription.Topics(List.of(TOPIC)),
+                        SluiceOffsets.timestamp(200),
+                        SluiceOffsets.timestamp(500),
+                        1000)) {
+            enumerator.start();
+            context.registerReader(0, "h");
+            enumerator.addReader(0);
+            context.triggerAllActions();
+            SluiceSplit split = context.getSplitAssignments().get(0).getAssignedSplits().get(0);
+            assertThat(split.startingOffset()).isEqualTo(20);
+            assertThat(split.stoppingOffset()).isEqualTo(50);
+            assertThat(context.getSplitAssignments().get(0).hasReceivedNoMoreSplitsSignal())
+                    .as("setUnbounded: the source runs on")
+                    .isFalse();
+            assertThat(context.getExecutorService().getActivePeriodicScheduledTask())
+                    .as("and keeps discovering partitions")
+                    .hasSize(1);
+        }
     }
 
     private static List<Integer> partitionsOf(

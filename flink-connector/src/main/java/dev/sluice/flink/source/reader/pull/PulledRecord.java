@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
 
 /** A cursor over the records a KafkaConsumer fetched (PULL). */
 final class PulledRecord implements SluiceRecord {
@@ -34,6 +35,11 @@ final class PulledRecord implements SluiceRecord {
     @Override
     public long timestamp() {
         return record.timestamp();
+    }
+
+    @Override
+    public TimestampType timestampType() {
+        return record.timestampType();
     }
 
     @Override
