@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.stream.StreamReaderBuilder;
 import dev.sluice.client.stream.StreamReaderStats;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -63,7 +64,7 @@ public final class GenerationReader {
         Duration startDelay = Duration.ofMillis(Long.parseLong(command.get(3)));
         List<StreamReader> readers = new ArrayList<>();
         for (String stream : command.subList(4, command.size())) {
-            StreamReader.Builder builder =
+            StreamReaderBuilder builder =
                     StreamReader.builder(brokerd, job, stream)
                             .topic(topic)
                             .bootstrapServers(bootstrap);

@@ -6,6 +6,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.stream.StreamReaderBuilder;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.Directories;
 import dev.sluice.embedded.KafkaBroker;
@@ -127,7 +128,7 @@ public final class EmbeddedSluice implements AutoCloseable {
     }
 
     /** A reader of one stream of {@code job} through the daemon, reporting delivery progress. */
-    public StreamReader.Builder reader(JobSpec job, String stream) {
+    public StreamReaderBuilder reader(JobSpec job, String stream) {
         return StreamReader.builder(brokerd, job, stream).bootstrapServers(bootstrapServers());
     }
 

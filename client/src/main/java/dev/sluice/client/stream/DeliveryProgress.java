@@ -8,7 +8,7 @@ import dev.sluice.client.annotation.PublicEvolving;
  * {@value #DEFAULT_TOPIC}) keyed by {@code job/stream}; {@link DeliveryProgressCodec} writes and
  * reads the bytes, specified in docs/formats.md, "Delivery progress".
  *
- * <p>A stream read by {@code readerCount} readers ({@link StreamReader.Builder#share}) gets one
+ * <p>A stream read by {@code readerCount} readers ({@link StreamReaderBuilder#share}) gets one
  * record per reader; the stream has been delivered up to the smallest {@code deliveredSeq} of its
  * readers, and its delivered bytes are the sum of theirs (each chunk belongs to one reader).
  *

@@ -5,8 +5,10 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.ChunkBatch;
 import dev.sluice.client.brokerd.ChunkSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
+import dev.sluice.client.protocol.StartPosition;
 import dev.sluice.client.protocol.StreamGap;
-import dev.sluice.client.thread.SluiceThreads;
+import dev.sluice.client.shared.SharedBatch;
+import dev.sluice.client.shared.SharedSubscription;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -20,8 +22,9 @@ import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.vector.VarBinaryVector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One CHUNK_STREAMS subscription shared by the {@link StreamReader}s of one job and chunk topic in
@@ -29,11 +32,11 @@ import org.apache.arrow.vector.VarBinaryVector;
  * and copies each chunk into shared memory once, not once per reader. Without it, the four readers
  * of a print job's inks at one output location made the broker serve every chunk four times.
  *
- * <p>The subscription is not thread-safe, so a dispatcher thread owns it: it polls, hands each
- * chunk to the readers of its stream, and closes a batch once every reader that got one of its
- * chunks is done with it. The readers advance together within the segment: one that stops reading
- * keeps its batches, and once they hold every slot the others wait too (the daemon pauses), which
- * is one subscription's backpressure.
+ * <p>The registry, the dispatcher thread and the counted shares of a batch are {@link
+ * SharedSubscription}'s; this class routes: each chunk goes to the readers of its stream, and a
+ * batch is closed once every reader that got one of its chunks is done with it. The readers advance
+ * together within the segment: one that stops reading keeps its batches, and once they hold every
+ * slot the others wait too (the daemon pauses), which is one subscription's backpressure.
  *
  * <p>A reader joins only while its stream has not been seen: the chunks handed out before it came
  * are gone, so a reader of a stream already under way gets a subscription of its own (not shared,
@@ -52,89 +55,80 @@ import org.apache.arrow.vector.VarBinaryVector;
  * of the stream ({@link ChunkDelivery} tells it when it gets there). The readers of the job's other
  * streams are not told.
  *
- * <p>The dispatcher ends, and the subscription leaves the process's registry, when its last reader
+ * <p>Readers share a subscription when everything it asks the daemon for is the same ({@link Key}).
+ * The dispatcher ends, and the subscription leaves the process's registry, when its last reader
  * leaves; that reader's close returns once it has (docs/architecture.md, "Threads").
  */
 @Internal
-final class SharedChunkSubscription {
-    // How long the dispatcher waits in one poll: a reader's release waits at most this long
-    // before its batch is closed, and the thread wakes this often when the topic is quiet.
+final class SharedChunkSubscription
+        extends SharedSubscription<SharedChunkSubscription.Key, ChunkBatch> {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedChunkSubscription.class);
+    // How long the dispatcher waits in one poll: the thread wakes this often when the topic is
+    // quiet, and hands out the holes reported meanwhile.
     private static final Duration POLL = Duration.ofMillis(5);
-    private static final Map<List<Object>, SharedChunkSubscription> OPEN = new HashMap<>();
 
-    // Null for a reader's own, unshared subscription.
-    private final List<Object> key;
+    /**
+     * What makes readers share a subscription: the daemon, everything the request asks for (the
+     * topic, the job, the partitions, the slots, the reorder window) and the heap buffer.
+     *
+     * @param partitions the partitions 0 to {@code partitions - 1}; 0 for the local leaders of the
+     *     daemon's broker
+     */
+    record Key(
+            BrokerdClient brokerd,
+            String topic,
+            String job,
+            int partitions,
+            int slotCount,
+            long slotSize,
+            long reorderWindowBytes,
+            long heapBufferBytes) {
+
+        /** The CHUNK_STREAMS request; every slot may hold a batch some reader still reads. */
+        SubscriptionRequest request() {
+            SubscriptionRequest.Builder request =
+                    SubscriptionRequest.builder(topic)
+                            .chunkStreams(job)
+                            .slots(slotCount, slotSize)
+                            .maxOpenBatches(slotCount)
+                            .reorderWindowBytes(reorderWindowBytes);
+            if (partitions == 0) {
+                request.localLeaders();
+            } else {
+                request.partitions(partitions, StartPosition.EARLIEST);
+            }
+            return request.build();
+        }
+    }
+
     private final ChunkSubscription subscription;
-    private final int maxOpenBatches;
     private final HeapChunkPool heapChunks;
+    // Guarded by this.
     private final Map<String, List<Member>> members = new HashMap<>();
     // Streams whose chunks were handed out, or passed over for want of a reader.
     private final Set<String> seen = new HashSet<>();
-    private final LinkedBlockingQueue<SharedBatch> finished = new LinkedBlockingQueue<>();
-    private final Thread dispatcher;
-    private int openBatches;
-    private volatile IOException failure;
-    private volatile boolean stopping;
 
-    private SharedChunkSubscription(
-            List<Object> key,
-            ChunkSubscription subscription,
-            SubscriptionRequest request,
-            long heapBufferBytes) {
-        this.key = key;
+    private SharedChunkSubscription(Key key, ChunkSubscription subscription) {
+        super(key, "sluice-chunks-" + key.topic(), key.slotCount(), POLL);
         this.subscription = subscription;
-        this.maxOpenBatches = request.maxOpenBatches();
-        this.heapChunks = new HeapChunkPool(heapBufferBytes);
-        this.dispatcher =
-                SluiceThreads.newThread("sluice-chunks-" + request.topic(), this::dispatch);
+        this.heapChunks = new HeapChunkPool(key.heapBufferBytes());
     }
 
     /**
-     * A source of {@code stream}'s chunks from the shared subscription that {@code request} (with
-     * {@code settings} describing it, {@code heapBufferBytes} included) names, opening it if there
-     * is none or if the stream is already under way in it. A {@code paced} reader's waiting chunks
-     * may be copied to the heap.
+     * A source of {@code stream}'s chunks from the shared subscription of {@code key}, opening it
+     * if there is none or if the stream is already under way in it. A {@code paced} reader's
+     * waiting chunks may be copied to the heap.
      */
-    static ChunkSource join(
-            BrokerdClient brokerd,
-            SubscriptionRequest request,
-            String settings,
-            long heapBufferBytes,
-            String stream,
-            boolean paced)
-            throws IOException {
-        synchronized (OPEN) {
-            List<Object> key = List.of(brokerd, settings);
-            SharedChunkSubscription shared = OPEN.get(key);
-            if (shared != null && shared.failure != null) {
-                OPEN.remove(key);
-                shared = null;
-            }
-            Member member = shared == null ? null : shared.tryAdd(stream, paced);
-            if (member == null) {
-                // None yet, or the stream is under way in it: this reader reads alone.
-                boolean underWay = shared != null;
-                shared =
-                        new SharedChunkSubscription(
-                                underWay ? null : key,
-                                brokerd.subscribeChunks(request),
-                                request,
-                                heapBufferBytes);
-                if (!underWay) {
-                    OPEN.put(key, shared);
-                }
-                member = shared.tryAdd(stream, paced);
-                shared.dispatcher.start();
-            }
-            return member;
-        }
+    static ChunkSource join(Key key, String stream, boolean paced) throws IOException {
+        return join(
+                key,
+                k -> new SharedChunkSubscription(k, k.brokerd().subscribeChunks(k.request())),
+                (SharedChunkSubscription shared) -> shared.tryAdd(stream, paced));
     }
 
     /** Shared subscriptions open in this process; for tests. */
     static int openCount() {
-        synchronized (OPEN) {
-            return OPEN.size();
-        }
+        return openCount(Key.class);
     }
 
     /** A new reader of {@code stream}, or null if its chunks were handed out already. */
@@ -147,110 +141,58 @@ final class SharedChunkSubscription {
         return member;
     }
 
-    private void leave(Member member) {
-        boolean last;
-        synchronized (OPEN) {
-            synchronized (this) {
-                List<Member> ofStream = members.get(member.stream);
-                ofStream.remove(member);
-                if (ofStream.isEmpty()) {
-                    members.remove(member.stream);
-                }
-                last = members.isEmpty();
-            }
-            for (Entry entry; (entry = member.inbox.poll()) != null; ) {
-                if (entry instanceof Held row) {
-                    row.done();
-                }
-            }
-            if (last) {
-                if (key != null) {
-                    OPEN.remove(key);
-                }
-                stopping = true;
-            }
-        }
-        if (last) {
-            // Closed when the reader's close() returns, as an unshared subscription would be.
-            try {
-                dispatcher.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void dispatch() {
-        try {
-            while (!stopping) {
-                closeFinished(0);
-                if (openBatches >= maxOpenBatches) {
-                    closeFinished(POLL.toNanos());
-                    continue;
-                }
-                ChunkBatch batch = subscription.poll(POLL);
-                if (batch != null) {
-                    openBatches++;
-                    handOut(batch);
-                }
-                handOutGaps();
-            }
-        } catch (IOException e) {
-            failure = e;
-        } catch (InterruptedException e) {
-            failure = new IOException("interrupted", e);
-        } catch (RuntimeException e) {
-            failure = new IOException(e.getMessage(), e);
-        } finally {
-            try {
-                subscription.close();
-            } catch (IOException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-    }
-
-    /** Closes the batches every reader is done with, waiting up to {@code nanos} for one. */
-    private void closeFinished(long nanos) throws IOException, InterruptedException {
-        SharedBatch done = nanos > 0 ? finished.poll(nanos, TimeUnit.NANOSECONDS) : finished.poll();
-        while (done != null) {
-            done.batch.close();
-            openBatches--;
-            done = finished.poll();
-        }
-    }
-
-    private void handOut(ChunkBatch batch) throws IOException {
-        SharedBatch shared = new SharedBatch(batch);
-        int inPlace = 0;
+    /** Takes the reader out of the routing and gives back what its inbox still holds. */
+    private void detach(Member member) {
         synchronized (this) {
-            List<Member> targets = new ArrayList<>();
-            List<Held> rows = new ArrayList<>();
-            // Readers with a chunk waiting: in their inbox, or earlier in this batch.
-            Set<Member> waiting = new HashSet<>();
-            for (int i = 0; i < batch.chunkCount(); i++) {
-                String stream = batch.stream(i);
-                seen.add(stream);
-                for (Member member : members.getOrDefault(stream, List.of())) {
-                    Row row = new Row(shared, i);
-                    boolean behind = member.hasChunkWaiting() || !waiting.add(member);
-                    HeapChunk copy = member.paced && behind ? copy(row) : null;
-                    if (copy == null) {
-                        inPlace++;
-                    }
-                    targets.add(member);
-                    rows.add(copy == null ? row : copy);
-                }
-            }
-            // Counted before any reader can finish one.
-            shared.readers.set(inPlace);
-            for (int k = 0; k < targets.size(); k++) {
-                targets.get(k).inbox.add(rows.get(k));
+            List<Member> ofStream = members.get(member.stream);
+            ofStream.remove(member);
+            if (ofStream.isEmpty()) {
+                members.remove(member.stream);
             }
         }
-        if (inPlace == 0) {
-            batch.close();
-            openBatches--;
+        for (Entry entry; (entry = member.inbox.poll()) != null; ) {
+            if (entry instanceof Held row) {
+                row.done();
+            }
+        }
+    }
+
+    /** Hands out the holes reported since the last poll, after the chunks polled before them. */
+    @Override
+    protected ChunkBatch poll(Duration timeout) throws IOException {
+        handOutGaps();
+        return subscription.poll(timeout);
+    }
+
+    @Override
+    protected void closeSubscription() {
+        try {
+            subscription.close();
+        } catch (IOException e) {
+            LOG.warn("closing the chunk subscription of {}", key(), e);
+        }
+    }
+
+    /** Hands each chunk to the readers of its stream. */
+    @Override
+    protected synchronized void route(SharedBatch<ChunkBatch> shared) {
+        ChunkBatch batch = shared.batch();
+        // Readers with a chunk waiting: in their inbox, or earlier in this batch.
+        Set<Member> waiting = new HashSet<>();
+        for (int i = 0; i < batch.chunkCount(); i++) {
+            String stream = batch.stream(i);
+            seen.add(stream);
+            for (Member member : members.getOrDefault(stream, List.of())) {
+                Row row = new Row(shared, i);
+                boolean behind = member.hasChunkWaiting() || !waiting.add(member);
+                HeapChunk copy = member.paced && behind ? copy(row) : null;
+                if (copy == null) {
+                    shared.hold();
+                    member.inbox.add(row);
+                } else {
+                    member.inbox.add(copy);
+                }
+            }
         }
     }
 
@@ -318,16 +260,6 @@ final class SharedChunkSubscription {
         abstract void giveBack();
     }
 
-    /** A batch and how many of its handed-out chunks are not done yet. */
-    private static final class SharedBatch {
-        final ChunkBatch batch;
-        final AtomicInteger readers = new AtomicInteger();
-
-        SharedBatch(ChunkBatch batch) {
-            this.batch = batch;
-        }
-    }
-
     /** One reader's view: its stream's chunks, in the order the daemon put them. */
     private final class Member implements ChunkSource {
         final String stream;
@@ -365,6 +297,7 @@ final class SharedChunkSubscription {
                 gaps.add(report.gap());
                 return null;
             }
+            Throwable failure = failure();
             if (entry == null && failure != null) {
                 throw new IOException("the subscription ended: " + failure.getMessage(), failure);
             }
@@ -397,26 +330,26 @@ final class SharedChunkSubscription {
                 if (current != null) {
                     current.done();
                 }
-                leave(this);
+                leave(() -> detach(this));
             }
         }
     }
 
     /** One chunk of a shared batch, for one reader. */
-    private final class Row extends Held {
-        private final SharedBatch owner;
+    private static final class Row extends Held {
+        private final SharedBatch<ChunkBatch> owner;
         private final int i;
 
-        Row(SharedBatch owner, int i) {
-            super(owner.batch.seq(i), owner.batch.isEndOfStream(i));
+        Row(SharedBatch<ChunkBatch> owner, int i) {
+            super(owner.batch().seq(i), owner.batch().isEndOfStream(i));
             this.owner = owner;
             this.i = i;
         }
 
         @Override
         public ByteBuffer payload() {
-            VarBinaryVector payloads = (VarBinaryVector) owner.batch.root().getVector("payload");
-            int row = owner.batch.row(i);
+            VarBinaryVector payloads = (VarBinaryVector) owner.batch().root().getVector("payload");
+            int row = owner.batch().row(i);
             int start = payloads.getStartOffset(row);
             // The slot's memory itself: a direct buffer over the mapped segment, no copy.
             return payloads.getDataBuffer()
@@ -426,16 +359,14 @@ final class SharedChunkSubscription {
 
         @Override
         public int size() {
-            VarBinaryVector payloads = (VarBinaryVector) owner.batch.root().getVector("payload");
-            int row = owner.batch.row(i);
+            VarBinaryVector payloads = (VarBinaryVector) owner.batch().root().getVector("payload");
+            int row = owner.batch().row(i);
             return payloads.getEndOffset(row) - payloads.getStartOffset(row);
         }
 
         @Override
         void giveBack() {
-            if (owner.readers.decrementAndGet() == 0) {
-                finished.add(owner);
-            }
+            owner.release();
         }
     }
 

@@ -50,7 +50,7 @@ public final class StreamChunk implements AutoCloseable {
      * The payload, zero-copy: a read-only buffer over the slot's memory, position 0, limit {@link
      * #size()}. It must not be read after {@link #release()}: the daemon may have written another
      * object there. For a paced reader, a chunk that waited behind others may be a heap copy
-     * instead ({@link StreamReader.Builder#heapBufferBytes}).
+     * instead ({@link StreamReaderBuilder#heapBufferBytes}).
      */
     public ByteBuffer payload() {
         ensureHeld();

@@ -41,7 +41,7 @@ class StreamReaderBuilderTest {
                                     new SplitRule.Channel("magenta"),
                                     10_000_000)));
 
-    private static StreamReader.Builder reader() {
+    private static StreamReaderBuilder reader() {
         return StreamReader.builder(BROKERD, "job-1", "cyan").topic("chunks").partitions(1);
     }
 
@@ -124,7 +124,7 @@ class StreamReaderBuilderTest {
 
     @Test
     void takesTopicRateAndSlotSizeFromTheJobAndSharesTheRate() {
-        StreamReader.Builder cyan = StreamReader.builder(BROKERD, JOB, "cyan").partitions(1);
+        StreamReaderBuilder cyan = StreamReader.builder(BROKERD, JOB, "cyan").partitions(1);
         assertThat(cyan.check().toString())
                 .isEqualTo(
                         "Settings[topic=sluice.chunks.printer-1, rate=4000000, slotSize="
@@ -200,15 +200,15 @@ class StreamReaderBuilderTest {
     void withoutAJobSpecOrPacingThereIsNoStartDelay() {
         assertThat(reader().pacing(1_000_000).check().startDelayNanos()).isZero();
         assertThat(reader().pacing(1_000_000).startDelay(Duration.ofSeconds(1)).check())
-                .extracting(StreamReader.Builder.Settings::startDelayNanos)
+                .extracting(StreamReaderBuilder.Settings::startDelayNanos)
                 .isEqualTo(1_000_000_000L);
         // Unpaced, a start delay given has nothing to delay.
         assertThat(cyanFromJob().noPacing().startDelay(Duration.ofSeconds(1)).check())
-                .extracting(StreamReader.Builder.Settings::startDelayNanos)
+                .extracting(StreamReaderBuilder.Settings::startDelayNanos)
                 .isEqualTo(0L);
     }
 
-    private static StreamReader.Builder cyanFromJob() {
+    private static StreamReaderBuilder cyanFromJob() {
         return StreamReader.builder(BROKERD, JOB, "cyan").partitions(1);
     }
 }

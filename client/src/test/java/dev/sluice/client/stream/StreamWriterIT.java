@@ -79,7 +79,7 @@ class StreamWriterIT {
                 .progressTopic(progressTopic);
     }
 
-    private static StreamReader.Builder reader(StreamReader.Builder builder) {
+    private static StreamReaderBuilder reader(StreamReaderBuilder builder) {
         return builder.bootstrapServers(KAFKA.bootstrapServers())
                 .progressTopic(progressTopic)
                 .progressInterval(Duration.ofMillis(50));

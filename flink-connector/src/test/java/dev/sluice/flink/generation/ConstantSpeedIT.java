@@ -13,6 +13,7 @@ import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.stream.StreamReaderBuilder;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
@@ -119,7 +120,7 @@ class ConstantSpeedIT {
      * (set here, so that the test does not depend on the reader's default), else unpaced.
      */
     private StreamReader reader(JobSpec job, StreamSpec stream) throws Exception {
-        StreamReader.Builder builder =
+        StreamReaderBuilder builder =
                 StreamReader.builder(brokerd, job, stream.name())
                         .bootstrapServers(KAFKA.bootstrapServers())
                         .progressTopic(progressTopic)
