@@ -1,18 +1,14 @@
 package dev.sluice.client.segment;
 
 import dev.sluice.client.annotation.PublicEvolving;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.TimeStampMilliTZVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 
@@ -21,8 +17,7 @@ import org.apache.arrow.vector.complex.StructVector;
  * object's partition is the records' partition when they share one, else {@code -1}.
  */
 @PublicEvolving
-public final class RecordsBatchEncoder implements AutoCloseable {
-    private final VectorSchemaRoot root;
+public final class RecordsBatchEncoder extends BatchEncoder {
     private final IntVector partition;
     private final BigIntVector offset;
     private final TimeStampMilliTZVector timestamp;
@@ -32,24 +27,23 @@ public final class RecordsBatchEncoder implements AutoCloseable {
     private final StructVector header;
     private final VarCharVector headerKey;
     private final VarBinaryVector headerValue;
-    private int rows;
     private int headerRows;
     private int objectPartition;
     private long firstOffset;
     private long lastOffset;
 
     public RecordsBatchEncoder(BufferAllocator allocator) {
-        root = VectorSchemaRoot.create(ObjectKind.RECORDS.schema(), allocator);
-        partition = (IntVector) root.getVector("partition");
-        offset = (BigIntVector) root.getVector("offset");
-        timestamp = (TimeStampMilliTZVector) root.getVector("timestamp");
-        key = (VarBinaryVector) root.getVector("key");
-        value = (VarBinaryVector) root.getVector("value");
-        headers = (ListVector) root.getVector("headers");
+        super(ObjectKind.RECORDS, allocator);
+        // The list column and the struct of key and value inside it, which add() fills row by row.
+        headers = column("headers", ListVector.class);
         header = (StructVector) headers.getDataVector();
         headerKey = header.getChild("key", VarCharVector.class);
         headerValue = header.getChild("value", VarBinaryVector.class);
-        clear();
+        partition = column("partition", IntVector.class);
+        offset = column("offset", BigIntVector.class);
+        timestamp = column("timestamp", TimeStampMilliTZVector.class);
+        key = column("key", VarBinaryVector.class);
+        value = column("value", VarBinaryVector.class);
     }
 
     /** Adds one record; {@code key} and {@code value} may be null. */
@@ -60,6 +54,7 @@ public final class RecordsBatchEncoder implements AutoCloseable {
             byte[] key,
             byte[] value,
             List<RecordHeader> headers) {
+        int rows = rowCount();
         if (rows == 0) {
             objectPartition = partition;
             firstOffset = offset;
@@ -80,8 +75,7 @@ public final class RecordsBatchEncoder implements AutoCloseable {
             headerRows++;
         }
         this.headers.endValue(rows, headers.size());
-        rows++;
-        root.setRowCount(rows);
+        rowAdded();
     }
 
     private static void setBinary(VarBinaryVector vector, int row, byte[] bytes) {
@@ -92,43 +86,23 @@ public final class RecordsBatchEncoder implements AutoCloseable {
         }
     }
 
-    public int rowCount() {
-        return rows;
-    }
-
-    /** The batch so far. */
-    public VectorSchemaRoot root() {
-        return root;
-    }
-
-    /**
-     * Writes the batch as one object, then clears it.
-     *
-     * @return the object id
-     */
-    public long writeTo(SegmentWriter writer, Duration timeout)
-            throws IOException, TimeoutException {
-        long id =
-                writer.write(
-                        root,
-                        rows == 0 ? -1 : objectPartition,
-                        rows == 0 ? -1 : firstOffset,
-                        rows == 0 ? -1 : lastOffset,
-                        timeout);
-        clear();
-        return id;
-    }
-
-    /** Drops the rows, keeping the allocated buffers for the next batch. */
-    public void clear() {
-        root.getFieldVectors().forEach(v -> v.reset());
-        rows = 0;
-        headerRows = 0;
-        root.setRowCount(0);
+    @Override
+    int objectPartition() {
+        return objectPartition;
     }
 
     @Override
-    public void close() {
-        root.close();
+    long firstOffset() {
+        return firstOffset;
+    }
+
+    @Override
+    long lastOffset() {
+        return lastOffset;
+    }
+
+    @Override
+    void clearRows() {
+        headerRows = 0;
     }
 }
