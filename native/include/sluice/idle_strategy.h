@@ -1,5 +1,7 @@
 // How a side that has nothing to do waits: spin a little, then yield the CPU, then park. Both
-// phases before parking are bounded, so on a 2-core machine no side burns a core for long.
+// phases before parking are bounded, so on a 2-core machine no side burns a core for long. The
+// Java twin (client/.../segment/IdleStrategy.java) has the same defaults and steps; the rule both
+// follow is docs/architecture.md, "Segment": "Both sides idle alike".
 #pragma once
 
 #include <chrono>

@@ -169,7 +169,7 @@ public final class SegmentReader implements AutoCloseable {
             if (now - deadline >= 0) {
                 return null;
             }
-            idle.idle(waiting, ready, doorbell, Math.min(deadline - now, liveness / 4));
+            idle.idleOrPark(waiting, ready, doorbell, Math.min(deadline - now, liveness / 4));
         }
     }
 

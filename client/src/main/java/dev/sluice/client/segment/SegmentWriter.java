@@ -297,7 +297,7 @@ public final class SegmentWriter implements AutoCloseable {
                 return false;
             }
             // A reader connects to the doorbell right after attaching, which wakes this wait.
-            idle.idle(value -> {}, () -> false, doorbell, Math.min(left, 10_000_000L));
+            idle.idleOrPark(value -> {}, () -> false, doorbell, Math.min(left, 10_000_000L));
         }
         return true;
     }
@@ -324,7 +324,7 @@ public final class SegmentWriter implements AutoCloseable {
             if (now - deadline >= 0) {
                 return null;
             }
-            idle.idle(waiting, slotFree, doorbell, Math.min(deadline - now, liveness / 4));
+            idle.idleOrPark(waiting, slotFree, doorbell, Math.min(deadline - now, liveness / 4));
         }
     }
 
