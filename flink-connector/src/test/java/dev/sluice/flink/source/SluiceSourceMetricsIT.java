@@ -87,7 +87,7 @@ class SluiceSourceMetricsIT {
     /** The reader's metric whose identifier ends with {@code suffix}, once registered. */
     private static Metric metric(JobID job, String suffix) {
         return Await.untilNonNull(
-                "the metric ..." + suffix,
+                "the metric *" + suffix,
                 WAIT,
                 () ->
                         REPORTER.getMetricsByIdentifiers(job).entrySet().stream()

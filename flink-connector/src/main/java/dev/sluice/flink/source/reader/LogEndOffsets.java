@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.function.ObjLongConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -30,10 +29,11 @@ import org.slf4j.LoggerFactory;
  */
 final class LogEndOffsets implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogEndOffsets.class);
-    private static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
 
     private final Properties properties;
     private final ListOffsetsOptions options;
+    private final long intervalNanos;
     private Admin admin;
     private boolean inFlight;
     private long askedAt;
@@ -44,6 +44,13 @@ final class LogEndOffsets implements AutoCloseable {
      * @param kafkaProperties the source's, with the admin client's {@code client.id}
      */
     LogEndOffsets(Properties kafkaProperties) {
+        this(kafkaProperties, INTERVAL);
+    }
+
+    /**
+     * @param interval the least time from one question to the next
+     */
+    LogEndOffsets(Properties kafkaProperties, Duration interval) {
         this.properties = kafkaProperties;
         this.options =
                 new ListOffsetsOptions(
@@ -53,6 +60,8 @@ final class LogEndOffsets implements AutoCloseable {
                                                         ConsumerConfig.ISOLATION_LEVEL_CONFIG))
                                 ? IsolationLevel.READ_COMMITTED
                                 : IsolationLevel.READ_UNCOMMITTED);
+        this.intervalNanos = interval.toNanos();
+        this.askedAt = System.nanoTime() - intervalNanos;
     }
 
     /**
@@ -62,7 +71,7 @@ final class LogEndOffsets implements AutoCloseable {
     synchronized void ask(
             Collection<TopicPartition> partitions, ObjLongConsumer<TopicPartition> answer) {
         long now = System.nanoTime();
-        if (closed || inFlight || (askedAt != 0 && now - askedAt < INTERVAL_NANOS)) {
+        if (closed || inFlight || now - askedAt < intervalNanos) {
             return;
         }
         if (admin == null) {
