@@ -14,8 +14,8 @@ import org.apache.flink.table.types.DataType;
 
 /**
  * The metadata columns a table reads from each record, with the Kafka SQL connector's keys and
- * types. Its {@code timestamp-type} and {@code leader-epoch} are not among them: neither the
- * daemon's records nor {@link SluiceRecord} carry them (docs/flink-sql.md, Metadata columns).
+ * types. Its {@code leader-epoch} is not among them: neither the daemon's records nor a {@link
+ * SluiceRecord} carry it (docs/flink-sql.md, Metadata columns).
  */
 @Internal
 enum ReadableMetadata {
@@ -34,7 +34,13 @@ enum ReadableMetadata {
     TIMESTAMP(
             "timestamp",
             DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(3).notNull(),
-            r -> TimestampData.fromEpochMillis(r.timestamp()));
+            r -> TimestampData.fromEpochMillis(r.timestamp())),
+
+    // NoTimestampType in PUSH mode, whose records do not carry it.
+    TIMESTAMP_TYPE(
+            "timestamp-type",
+            DataTypes.STRING().notNull(),
+            r -> StringData.fromString(r.timestampType().toString()));
 
     final String key;
     final DataType dataType;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.flink.annotation.Internal;
 
 /**
@@ -15,7 +16,9 @@ import org.apache.flink.annotation.Internal;
  * value per setter of {@link SluiceSourceBuilder}, so that a table reads as the DataStream source
  * built with the same settings does.
  *
- * @param topics the topics to read
+ * @param topics the topics to read; empty when {@code topicPattern} is set
+ * @param topicPattern the regular expression of the topics to read; null when {@code topics} are
+ *     named
  * @param properties the Kafka client properties ({@code properties.*} without the prefix), the
  *     group id among them
  * @param commitOffsetsOnCheckpoint {@code properties.commit.offsets.on.checkpoint}, null when not
@@ -25,6 +28,7 @@ import org.apache.flink.annotation.Internal;
 @Internal
 record ScanSettings(
         List<String> topics,
+        String topicPattern,
         Map<String, String> properties,
         Boolean commitOffsetsOnCheckpoint,
         SluiceOffsets startingOffsets,
@@ -43,14 +47,17 @@ record ScanSettings(
 
     /** A builder with these settings; the caller adds the deserializer. */
     <T> SluiceSourceBuilder<T> builder() {
-        SluiceSourceBuilder<T> builder =
-                SluiceSource.<T>builder()
-                        .setTopics(topics.toArray(String[]::new))
-                        .setStartingOffsets(startingOffsets)
-                        .setPartitionDiscoveryInterval(partitionDiscoveryInterval)
-                        .setReadMode(readMode)
-                        .setBrokerdSocket(Path.of(brokerdSocket))
-                        .setSlots(slotCount, slotSize, maxOpenBatches);
+        SluiceSourceBuilder<T> builder = SluiceSource.<T>builder();
+        if (topicPattern == null) {
+            builder.setTopics(topics);
+        } else {
+            builder.setTopicPattern(Pattern.compile(topicPattern));
+        }
+        builder.setStartingOffsets(startingOffsets)
+                .setPartitionDiscoveryInterval(partitionDiscoveryInterval)
+                .setReadMode(readMode)
+                .setBrokerdSocket(Path.of(brokerdSocket))
+                .setSlots(slotCount, slotSize, maxOpenBatches);
         properties.forEach(builder::setProperty);
         if (commitOffsetsOnCheckpoint != null) {
             builder.setCommitOffsetsOnCheckpoint(commitOffsetsOnCheckpoint);

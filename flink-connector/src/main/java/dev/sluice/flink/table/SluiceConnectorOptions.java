@@ -192,11 +192,13 @@ public final class SluiceConnectorOptions {
         LATEST_OFFSET("latest-offset", "The latest offset of each partition."),
         GROUP_OFFSETS(
                 "group-offsets",
-                "The group's committed offsets; 'properties.auto.offset.reset' where it has none."),
+                "The group's committed offsets; where it has none, 'properties.auto.offset.reset'"
+                        + " (earliest, latest, or none: the job fails, the default)."),
         TIMESTAMP("timestamp", "The first offset at or after 'scan.startup.timestamp-millis'."),
         SPECIFIC_OFFSETS(
                 "specific-offsets",
-                "The offsets of 'scan.startup.specific-offsets'; the earliest for the others.");
+                "The offsets of 'scan.startup.specific-offsets'; for the others the group's"
+                        + " committed offset, else the earliest.");
 
         private final String value;
         private final InlineElement description;
@@ -221,12 +223,14 @@ public final class SluiceConnectorOptions {
     public enum ScanBoundedMode implements DescribedEnum {
         UNBOUNDED("unbounded", "They do not end."),
         LATEST_OFFSET("latest-offset", "The latest offsets when a partition is first seen."),
-        GROUP_OFFSETS("group-offsets", "The group's committed offsets."),
+        GROUP_OFFSETS(
+                "group-offsets",
+                "The group's committed offsets; a partition without one fails the job."),
         TIMESTAMP("timestamp", "The first offset at or after 'scan.bounded.timestamp-millis'."),
         SPECIFIC_OFFSETS(
                 "specific-offsets",
-                "The offsets of 'scan.bounded.specific-offsets'; partitions not named are not"
-                        + " read.");
+                "The offsets of 'scan.bounded.specific-offsets'; the others end at the group's"
+                        + " committed offset, else are not read.");
 
         private final String value;
         private final InlineElement description;

@@ -16,12 +16,16 @@ import static dev.sluice.flink.table.SluiceConnectorOptions.SLUICE_SLOTS_SIZE;
 import static dev.sluice.flink.table.SluiceConnectorOptions.TOPIC;
 import static dev.sluice.flink.table.SluiceConnectorOptions.TOPIC_PATTERN;
 
+import dev.sluice.flink.source.OffsetResetStrategy;
 import dev.sluice.flink.source.SluiceOffsets;
 import dev.sluice.flink.table.SluiceConnectorOptions.ScanBoundedMode;
 import dev.sluice.flink.table.SluiceConnectorOptions.ScanStartupMode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
@@ -59,6 +63,7 @@ final class SluiceTableOptions {
         Boolean commit = commitOffsetsOnCheckpoint(properties.remove(COMMIT_OFFSETS_ON_CHECKPOINT));
         return new ScanSettings(
                 topics,
+                options.getOptional(TOPIC_PATTERN).orElse(null),
                 properties,
                 commit,
                 startingOffsets(options, topics, properties),
@@ -71,30 +76,40 @@ final class SluiceTableOptions {
                 options.get(SLUICE_MAX_OPEN_BATCHES));
     }
 
+    /** The topics named in {@code topic}; empty when {@code topic-pattern} names them. */
     private static List<String> topics(ReadableConfig options) {
-        if (options.getOptional(TOPIC_PATTERN).isPresent()) {
+        Optional<List<String>> topics = options.getOptional(TOPIC);
+        Optional<String> pattern = options.getOptional(TOPIC_PATTERN);
+        if (topics.isPresent() == pattern.isPresent()) {
             throw new ValidationException(
                     String.format(
-                            "Option '%s' is not supported yet by the 'sluice' connector: name the"
-                                    + " topics in '%s', separated by ';'.",
-                            TOPIC_PATTERN.key(), TOPIC.key()));
+                            "Set either '%s' (topics separated by ';') or '%s' (a regular"
+                                    + " expression of topic names), %s.",
+                            TOPIC.key(),
+                            TOPIC_PATTERN.key(),
+                            topics.isPresent() ? "not both" : "neither is set"));
         }
-        List<String> topics =
-                options.getOptional(TOPIC)
-                        .orElseThrow(
-                                () ->
-                                        new ValidationException(
-                                                String.format(
-                                                        "Option '%s' must be set: the topics to"
-                                                                + " read, separated by ';'.",
-                                                        TOPIC.key())));
-        if (topics.isEmpty() || topics.stream().anyMatch(String::isBlank)) {
+        if (pattern.isPresent()) {
+            try {
+                Pattern.compile(pattern.get());
+            } catch (PatternSyntaxException e) {
+                throw new ValidationException(
+                        String.format(
+                                "Option '%s' is no regular expression: %s at index %d of '%s'.",
+                                TOPIC_PATTERN.key(),
+                                e.getDescription(),
+                                e.getIndex(),
+                                pattern.get()));
+            }
+            return List.of();
+        }
+        if (topics.get().isEmpty() || topics.get().stream().anyMatch(String::isBlank)) {
             throw new ValidationException(
                     String.format(
                             "Option '%s' is %s: name one or more topics, separated by ';'.",
-                            TOPIC.key(), topics));
+                            TOPIC.key(), topics.get()));
         }
-        return topics;
+        return topics.get();
     }
 
     private static Map<String, String> kafkaProperties(Map<String, String> rawOptions) {
@@ -141,14 +156,12 @@ final class SluiceTableOptions {
             case LATEST_OFFSET -> SluiceOffsets.latest();
             case GROUP_OFFSETS -> {
                 requireGroup(properties, SCAN_STARTUP_MODE, mode);
-                yield committedStarts(properties);
+                yield SluiceOffsets.committedOffsets(offsetReset(properties));
             }
-            case TIMESTAMP -> {
-                required(options, SCAN_STARTUP_MODE, mode, SCAN_STARTUP_TIMESTAMP_MILLIS);
-                throw notSupportedYet(SCAN_STARTUP_MODE, mode);
-            }
+            case TIMESTAMP ->
+                    timestamp(options, SCAN_STARTUP_MODE, mode, SCAN_STARTUP_TIMESTAMP_MILLIS);
             case SPECIFIC_OFFSETS ->
-                    SluiceOffsets.of(
+                    SluiceOffsets.offsets(
                             specificOffsets(
                                     options,
                                     topics,
@@ -178,16 +191,14 @@ final class SluiceTableOptions {
             case LATEST_OFFSET -> SluiceOffsets.latest();
             case GROUP_OFFSETS -> {
                 requireGroup(properties, SCAN_BOUNDED_MODE, mode);
-                yield SluiceOffsets.committedOrLatest();
+                yield SluiceOffsets.committedOffsets();
             }
-            case TIMESTAMP -> {
-                required(options, SCAN_BOUNDED_MODE, mode, SCAN_BOUNDED_TIMESTAMP_MILLIS);
-                throw notSupportedYet(SCAN_BOUNDED_MODE, mode);
-            }
-            // Partitions not named stop at their earliest offset: they are not read, as with
-            // the Kafka connector.
+            case TIMESTAMP ->
+                    timestamp(options, SCAN_BOUNDED_MODE, mode, SCAN_BOUNDED_TIMESTAMP_MILLIS);
+            // As with the Kafka connector, a partition not named stops at the group's committed
+            // offset, else at its earliest: it is not read.
             case SPECIFIC_OFFSETS ->
-                    SluiceOffsets.of(
+                    SluiceOffsets.offsets(
                             specificOffsets(
                                     options,
                                     topics,
@@ -198,29 +209,40 @@ final class SluiceTableOptions {
     }
 
     /**
-     * Where a group without a committed offset starts: {@code properties.auto.offset.reset}, as the
-     * Kafka connector's {@code group-offsets} reads it.
+     * Where a partition without a committed offset starts in {@code group-offsets} mode: {@code
+     * properties.auto.offset.reset}, and none (the job fails, naming it) when unset, as the Kafka
+     * connector reads it.
      */
-    private static SluiceOffsets committedStarts(Map<String, String> properties) {
+    private static OffsetResetStrategy offsetReset(Map<String, String> properties) {
         String reset = properties.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
-        if ("earliest".equals(reset)) {
-            return SluiceOffsets.committedOrEarliest();
+        if (reset == null) {
+            return OffsetResetStrategy.NONE;
         }
-        if ("latest".equals(reset)) {
-            return SluiceOffsets.committedOrLatest();
+        for (OffsetResetStrategy strategy : OffsetResetStrategy.values()) {
+            if (strategy.name().equalsIgnoreCase(reset)) {
+                return strategy;
+            }
         }
         throw new ValidationException(
                 String.format(
-                        "'%s' = '%s' with '%s%s' %s is not supported yet by the 'sluice'"
-                                + " connector (a partition without a committed offset would fail"
-                                + " the job): set '%s%s' to 'earliest' or 'latest'.",
-                        SCAN_STARTUP_MODE.key(),
-                        ScanStartupMode.GROUP_OFFSETS,
-                        PROPERTIES_PREFIX,
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                        reset == null ? "unset" : "= '" + reset + "'",
-                        PROPERTIES_PREFIX,
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+                        "Option '%s%s' is '%s': set it to 'earliest', 'latest' or 'none'.",
+                        PROPERTIES_PREFIX, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, reset));
+    }
+
+    private static SluiceOffsets timestamp(
+            ReadableConfig options,
+            ConfigOption<?> modeOption,
+            Object mode,
+            ConfigOption<Long> option) {
+        required(options, modeOption, mode, option);
+        long timestamp = options.get(option);
+        if (timestamp < 0) {
+            throw new ValidationException(
+                    String.format(
+                            "Option '%s' is %d: milliseconds since the epoch, 0 or more.",
+                            option.key(), timestamp));
+        }
+        return SluiceOffsets.timestamp(timestamp);
     }
 
     private static void requireGroup(
@@ -270,13 +292,6 @@ final class SluiceTableOptions {
         }
     }
 
-    private static ValidationException notSupportedYet(ConfigOption<?> modeOption, Object mode) {
-        return new ValidationException(
-                String.format(
-                        "'%s' = '%s' is not supported yet by the 'sluice' connector.",
-                        modeOption.key(), mode));
-    }
-
     private static Map<TopicPartition, Long> specificOffsets(
             ReadableConfig options,
             List<String> topics,
@@ -287,9 +302,15 @@ final class SluiceTableOptions {
         if (topics.size() != 1) {
             throw new ValidationException(
                     String.format(
-                            "'%s' = '%s' needs a single topic in '%s', which names %d; the"
-                                    + " offsets name partitions only.",
-                            modeOption.key(), mode, TOPIC.key(), topics.size()));
+                            "'%s' = '%s' needs a single topic in '%s' (not '%s'): the offsets"
+                                    + " name partitions only, but %s.",
+                            modeOption.key(),
+                            mode,
+                            TOPIC.key(),
+                            TOPIC_PATTERN.key(),
+                            topics.isEmpty()
+                                    ? "'" + TOPIC_PATTERN.key() + "' is set"
+                                    : "'" + TOPIC.key() + "' names " + topics.size()));
         }
         Map<TopicPartition, Long> offsets = new HashMap<>();
         SpecificOffsets.parse(options.get(option), option.key())

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.segment.RecordHeader;
+import dev.sluice.flink.source.OffsetResetStrategy;
 import dev.sluice.flink.source.ReadMode;
 import dev.sluice.flink.source.SluiceOffsets;
 import dev.sluice.flink.source.SluiceRecord;
@@ -123,12 +124,13 @@ class SluiceDynamicTableFactoryTest {
                 .isEqualTo(
                         new ScanSettings(
                                 List.of("readings"),
+                                null,
                                 Map.of(
                                         "bootstrap.servers", "broker-1:9092",
                                         "group.id", "counter",
                                         "isolation.level", "read_committed"),
                                 false,
-                                SluiceOffsets.of(
+                                SluiceOffsets.offsets(
                                         Map.of(
                                                 new TopicPartition("readings", 0), 42L,
                                                 new TopicPartition("readings", 1), 300L)),
@@ -148,19 +150,18 @@ class SluiceDynamicTableFactoryTest {
                         options(
                                 "topic", "readings;alerts",
                                 "scan.startup.mode", null,
-                                "properties.group.id", "counter",
-                                "properties.auto.offset.reset", "latest"));
+                                "properties.group.id", "counter"));
 
         assertThat(source.settings())
                 .isEqualTo(
                         new ScanSettings(
                                 List.of("readings", "alerts"),
+                                null,
                                 Map.of(
                                         "bootstrap.servers", "broker-1:9092",
-                                        "group.id", "counter",
-                                        "auto.offset.reset", "latest"),
+                                        "group.id", "counter"),
                                 null,
-                                SluiceOffsets.committedOrLatest(),
+                                SluiceOffsets.committedOffsets(OffsetResetStrategy.NONE),
                                 null,
                                 Duration.ofMinutes(5),
                                 ReadMode.AUTO,
@@ -168,6 +169,61 @@ class SluiceDynamicTableFactoryTest {
                                 64,
                                 1 << 20,
                                 8));
+    }
+
+    @Test
+    void aTopicPatternNamesTheTopics() {
+        ScanSettings settings =
+                create(options("topic", null, "topic-pattern", "read.*")).settings();
+
+        assertThat(settings.topics()).isEmpty();
+        assertThat(settings.topicPattern()).isEqualTo("read.*");
+    }
+
+    @Test
+    void groupOffsetsTakeTheResetOfThePropertiesAndTheirEndHasNone() {
+        ScanSettings settings =
+                create(
+                                options(
+                                        "scan.startup.mode", "group-offsets",
+                                        "scan.bounded.mode", "group-offsets",
+                                        "properties.group.id", "counter",
+                                        "properties.auto.offset.reset", "latest"))
+                        .settings();
+
+        assertThat(settings.startingOffsets())
+                .isEqualTo(SluiceOffsets.committedOffsets(OffsetResetStrategy.LATEST));
+        assertThat(settings.stoppingOffsets()).isEqualTo(SluiceOffsets.committedOffsets());
+    }
+
+    @Test
+    void timestampsStartAndEndThePartitions() {
+        ScanSettings settings =
+                create(
+                                options(
+                                        "scan.startup.mode", "timestamp",
+                                        "scan.startup.timestamp-millis", "1767225600000",
+                                        "scan.bounded.mode", "timestamp",
+                                        "scan.bounded.timestamp-millis", "1767229200000"))
+                        .settings();
+
+        assertThat(settings.startingOffsets())
+                .isEqualTo(SluiceOffsets.timestamp(1_767_225_600_000L));
+        assertThat(settings.stoppingOffsets())
+                .isEqualTo(SluiceOffsets.timestamp(1_767_229_200_000L));
+    }
+
+    @Test
+    void specificEndsNameTheirPartitions() {
+        ScanSettings settings =
+                create(
+                                options(
+                                        "scan.bounded.mode", "specific-offsets",
+                                        "scan.bounded.specific-offsets", "partition:2,offset:10"))
+                        .settings();
+
+        assertThat(settings.stoppingOffsets())
+                .isEqualTo(SluiceOffsets.offsets(Map.of(new TopicPartition("readings", 2), 10L)));
     }
 
     @Test
@@ -324,17 +380,24 @@ class SluiceDynamicTableFactoryTest {
         return Stream.of(
                 Arguments.of(
                         options("topic-pattern", "read.*"),
-                        "'topic-pattern' is not supported yet by the 'sluice' connector: name the"
-                                + " topics in 'topic'"),
-                Arguments.of(options("topic", null), "Option 'topic' must be set"),
+                        "Set either 'topic' (topics separated by ';') or 'topic-pattern' (a"
+                                + " regular expression of topic names), not both."),
+                Arguments.of(options("topic", null), "neither is set"),
+                Arguments.of(
+                        options("topic", null, "topic-pattern", "read[*"),
+                        "Option 'topic-pattern' is no regular expression: Unclosed character"
+                                + " class"),
                 Arguments.of(
                         options("scan.startup.mode", null),
                         "'scan.startup.mode' = 'group-offsets' reads the committed offsets of a"
                                 + " consumer group: set 'properties.group.id'"),
                 Arguments.of(
-                        options("scan.startup.mode", "group-offsets", "properties.group.id", "g"),
-                        "'scan.startup.mode' = 'group-offsets' with 'properties.auto.offset.reset'"
-                                + " unset is not supported yet"),
+                        options(
+                                "scan.startup.mode", "group-offsets",
+                                "properties.group.id", "g",
+                                "properties.auto.offset.reset", "smallest"),
+                        "Option 'properties.auto.offset.reset' is 'smallest': set it to"
+                                + " 'earliest', 'latest' or 'none'."),
                 Arguments.of(
                         options("scan.startup.mode", "timestamp"),
                         "'scan.startup.timestamp-millis' is required in 'scan.startup.mode' ="
@@ -342,8 +405,9 @@ class SluiceDynamicTableFactoryTest {
                 Arguments.of(
                         options(
                                 "scan.startup.mode", "timestamp",
-                                "scan.startup.timestamp-millis", "1767225600000"),
-                        "'scan.startup.mode' = 'timestamp' is not supported yet"),
+                                "scan.startup.timestamp-millis", "-1"),
+                        "Option 'scan.startup.timestamp-millis' is -1: milliseconds since the"
+                                + " epoch, 0 or more."),
                 Arguments.of(
                         options("scan.startup.mode", "specific-offsets"),
                         "'scan.startup.specific-offsets' is required in 'scan.startup.mode' ="
@@ -353,7 +417,15 @@ class SluiceDynamicTableFactoryTest {
                                 "topic", "readings;alerts",
                                 "scan.startup.mode", "specific-offsets",
                                 "scan.startup.specific-offsets", "partition:0,offset:1"),
-                        "needs a single topic in 'topic', which names 2"),
+                        "needs a single topic in 'topic' (not 'topic-pattern'): the offsets name"
+                                + " partitions only, but 'topic' names 2."),
+                Arguments.of(
+                        options(
+                                "topic", null,
+                                "topic-pattern", "read.*",
+                                "scan.bounded.mode", "specific-offsets",
+                                "scan.bounded.specific-offsets", "partition:0,offset:1"),
+                        "but 'topic-pattern' is set."),
                 Arguments.of(
                         options(
                                 "scan.startup.mode", "specific-offsets",
@@ -481,6 +553,7 @@ class SluiceDynamicTableFactoryTest {
         assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM readings"))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("leader-epoch")
-                .hasMessageContaining("topic\npartition\nheaders\noffset\ntimestamp");
+                .hasMessageContaining(
+                        "topic\npartition\nheaders\noffset\ntimestamp\ntimestamp-type");
     }
 }

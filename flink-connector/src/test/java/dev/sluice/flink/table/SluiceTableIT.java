@@ -75,15 +75,19 @@ class SluiceTableIT {
         return StreamTableEnvironment.create(env);
     }
 
-    /** The options every table of these tests shares: this broker and daemon, bounded. */
-    private static String options(String topic, ReadMode mode) {
+    /**
+     * The options every table of these tests shares: this broker and daemon, bounded.
+     *
+     * @param topicOption {@code topic}, or {@code topic-pattern} with the topic's name as pattern
+     */
+    private static String options(String topicOption, String topic, ReadMode mode) {
         return String.format(
-                "'connector' = 'sluice', 'topic' = '%s',"
+                "'connector' = 'sluice', '%s' = '%s',"
                         + " 'properties.bootstrap.servers' = '%s',"
                         + " 'scan.startup.mode' = 'earliest-offset',"
                         + " 'scan.bounded.mode' = 'latest-offset',"
                         + " 'sluice.mode' = '%s', 'sluice.brokerd-socket' = '%s'",
-                topic, KAFKA.bootstrapServers(), mode, BROKERD.socket());
+                topicOption, topic, KAFKA.bootstrapServers(), mode, BROKERD.socket());
     }
 
     private static List<Row> collect(StreamTableEnvironment tEnv, String query) throws Exception {
@@ -132,7 +136,7 @@ class SluiceTableIT {
         tEnv.executeSql(
                 "CREATE TABLE readings (k STRING, amount INT, ts TIMESTAMP(3),"
                         + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
-                        + options(topic, mode)
+                        + options("topic", topic, mode)
                         + ", 'key.format' = 'json', 'key.fields' = 'k',"
                         + " 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY')");
 
@@ -193,11 +197,13 @@ class SluiceTableIT {
                         + " part INT METADATA FROM 'partition' VIRTUAL,"
                         + " off BIGINT METADATA FROM 'offset' VIRTUAL,"
                         + " ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',"
-                        + " hdrs MAP<STRING, BYTES> METADATA FROM 'headers') WITH ("
-                        + options(topic, mode)
+                        + " hdrs MAP<STRING, BYTES> METADATA FROM 'headers',"
+                        + " tsType STRING METADATA FROM 'timestamp-type' VIRTUAL) WITH ("
+                        + options("topic-pattern", topic, mode)
                         + ", 'format' = 'json')");
 
-        List<Row> rows = collect(tEnv, "SELECT v, `topic`, part, off, ts, hdrs FROM records");
+        List<Row> rows =
+                collect(tEnv, "SELECT v, `topic`, part, off, ts, hdrs, tsType FROM records");
 
         assertThat(rows).hasSize(count);
         for (Row row : rows) {
@@ -219,6 +225,9 @@ class SluiceTableIT {
             if (i % 2 == 0) {
                 assertThat(headers.get("even")).containsExactly((byte) i);
             }
+            // The daemon's records do not carry the timestamp's type (docs/flink-sql.md).
+            assertThat(row.getField(6))
+                    .isEqualTo(mode == ReadMode.PUSH ? "NoTimestampType" : "CreateTime");
         }
     }
 }
