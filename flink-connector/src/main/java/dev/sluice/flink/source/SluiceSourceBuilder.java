@@ -33,6 +33,15 @@ public final class SluiceSourceBuilder<T> {
     /** Where {@code sluice-brokerd} listens unless told otherwise. */
     public static final String DEFAULT_SOCKET = "/run/sluice/brokerd.sock";
 
+    /** The slots of a PUSH subscription's segment unless {@link #setSlots} says otherwise. */
+    public static final int DEFAULT_SLOT_COUNT = 64;
+
+    /** The bytes of a slot unless {@link #setSlots} says otherwise. */
+    public static final long DEFAULT_SLOT_SIZE = 1 << 20;
+
+    /** The batches a TaskManager's readers hold at once unless {@link #setSlots} says otherwise. */
+    public static final int DEFAULT_MAX_OPEN_BATCHES = 8;
+
     /**
      * The isolation level unless {@code setProperty("isolation.level", ...)} says otherwise: a
      * Kafka consumer's default, and so {@code KafkaSource}'s.
@@ -60,9 +69,9 @@ public final class SluiceSourceBuilder<T> {
     private Duration discoveryInterval = Duration.ofSeconds(30);
     private ReadMode readMode = ReadMode.AUTO;
     private Path socket = Path.of(DEFAULT_SOCKET);
-    private int slotCount = 64;
-    private long slotSize = 1 << 20;
-    private int maxOpenBatches = 8;
+    private int slotCount = DEFAULT_SLOT_COUNT;
+    private long slotSize = DEFAULT_SLOT_SIZE;
+    private int maxOpenBatches = DEFAULT_MAX_OPEN_BATCHES;
     private Boolean commitOffsetsOnCheckpoint;
     private SluiceDeserializationSchema<T> deserializer;
 

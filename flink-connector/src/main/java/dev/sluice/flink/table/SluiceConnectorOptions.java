@@ -162,20 +162,20 @@ public final class SluiceConnectorOptions {
     public static final ConfigOption<Integer> SLUICE_SLOTS_COUNT =
             ConfigOptions.key("sluice.slots.count")
                     .intType()
-                    .defaultValue(64)
+                    .defaultValue(SluiceSourceBuilder.DEFAULT_SLOT_COUNT)
                     .withDescription("PUSH: the slots of each subscription's segment.");
 
     public static final ConfigOption<Long> SLUICE_SLOTS_SIZE =
             ConfigOptions.key("sluice.slots.size")
                     .longType()
-                    .defaultValue(1L << 20)
+                    .defaultValue(SluiceSourceBuilder.DEFAULT_SLOT_SIZE)
                     .withDescription(
                             "PUSH: the bytes of each slot, a multiple of 64 of at least 256.");
 
     public static final ConfigOption<Integer> SLUICE_MAX_OPEN_BATCHES =
             ConfigOptions.key("sluice.max-open-batches")
                     .intType()
-                    .defaultValue(8)
+                    .defaultValue(SluiceSourceBuilder.DEFAULT_MAX_OPEN_BATCHES)
                     .withDescription(
                             "PUSH: the batches a TaskManager's readers hold at once, at most"
                                     + " 'sluice.slots.count'.");
