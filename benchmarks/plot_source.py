@@ -12,7 +12,7 @@ from plots import plt, size_name
 
 SYSTEMS = ["push", "pull", "kafka-source"]
 BOUND = "memory"
-JOBS = ["count", "filter", "wordcount"]
+JOBS = ["count", "filter", "wordcount", "windowed-wordcount"]
 
 if __name__ == "__main__":
     results = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results")
@@ -24,7 +24,8 @@ if __name__ == "__main__":
     producers = [p for p in ("off", "on") if any(k[0] == p for k in rates)]
     groups = [(job, size) for job in JOBS for size in sizes
               if any(k[1] == job and k[2] == size for k in rates)]
-    figure, axes = plt.subplots(1, len(producers), figsize=(7 * len(producers), 4.5), squeeze=False)
+    figure, axes = plt.subplots(1, len(producers), figsize=(max(7, 1.1 * len(groups)) * len(producers), 4.5),
+                                squeeze=False)
     width = 0.8 / len(SYSTEMS)
     for axis, producer in zip(axes[0], producers):
         for k, system in enumerate(SYSTEMS):

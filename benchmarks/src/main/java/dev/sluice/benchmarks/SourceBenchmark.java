@@ -34,10 +34,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code --reps K} (3), {@code --mib V} (2048 MiB of values per topic), {@code --sizes B,B}, {@code
  * --jobs J,J}, {@code --producer off,on}, {@code --systems S,S} (a subset, for trials).
  *
- * <p>Count and filter read the whole topic, word count the first {@link #WORDCOUNT_SHARE}th of
- * every partition. A run must outlast the JIT: with 256 MiB a run at 1 KiB read its 262 k records
- * in about a second, while C2 still compiled the sources' code, and the figures were of the
- * compilers (PUSH at 0.5 of KafkaSource there, 1.8 with 2 GiB).
+ * <p>Count and filter read the whole topic, word count the first eighth of every partition,
+ * windowed word count the first 64th ({@link #share}). A run must outlast the JIT: with 256 MiB a
+ * run at 1 KiB read its 262 k records in about a second, while C2 still compiled the sources' code,
+ * and the figures were of the compilers (PUSH at 0.5 of KafkaSource there, 1.8 with 2 GiB).
  */
 public final class SourceBenchmark {
     static final int[] SIZES = {100, 1 << 10};
@@ -45,14 +45,25 @@ public final class SourceBenchmark {
     /** The three sources, and the bound no source can pass: the values from memory. */
     static final String[] SYSTEMS = {"push", "pull", "kafka-source", "memory"};
 
-    static final String[] JOBS = {"count", "filter", "wordcount"};
+    static final String[] JOBS = {"count", "filter", "wordcount", "windowed-wordcount"};
+
+    /** The word the filter looks for: one of the vocabulary of the values ({@link #fill}). */
+    static final String FILTER_WORD = "sluice";
+
     static final int PARTITIONS = 8;
 
     /**
-     * Word count is 10-50 times slower per record than count; an eighth of the topic runs it as
-     * long as count runs the whole.
+     * The share of every partition a job reads, so that each runs about as long as count over the
+     * whole topic: word count is 10-50 times slower per record than count, windowed word count (a
+     * window operator firing for every word) about 20 times slower again.
      */
-    static final int WORDCOUNT_SHARE = 8;
+    static int share(String job) {
+        return switch (job) {
+            case "wordcount" -> 8;
+            case "windowed-wordcount" -> 64;
+            default -> 1;
+        };
+    }
 
     private static final long MIB = 1 << 20;
 
@@ -157,7 +168,7 @@ public final class SourceBenchmark {
             }
             vocabulary.add(word.toString());
         }
-        vocabulary.set(0, "sluice");
+        vocabulary.set(0, FILTER_WORD);
         StringBuilder text = new StringBuilder();
         while (text.length() < (1 << 20) + size) {
             text.append(vocabulary.get(random.nextInt(vocabulary.size()))).append(' ');
@@ -195,7 +206,7 @@ public final class SourceBenchmark {
             int rep)
             throws IOException, InterruptedException {
         // Each partition holds records / PARTITIONS from offset 0 on (fill writes them in turn).
-        long perPartition = job.equals("wordcount") ? records / PARTITIONS / WORDCOUNT_SHARE : -1;
+        long perPartition = share(job) > 1 ? records / PARTITIONS / share(job) : -1;
         String loadTopic = "load-" + System.nanoTime();
         Process load = loaded ? startLoad(bin, broker, loadTopic, size) : null;
         Map<String, String> result;

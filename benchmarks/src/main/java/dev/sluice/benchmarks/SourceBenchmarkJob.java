@@ -1,37 +1,35 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.examples.source.CountJob;
+import dev.sluice.examples.source.FilterJob;
+import dev.sluice.examples.source.ValueBytes;
+import dev.sluice.examples.source.WindowedWordCountJob;
+import dev.sluice.examples.source.WordCountJob;
 import dev.sluice.flink.source.ReadMode;
-import dev.sluice.flink.source.SluiceDeserializationSchema;
 import dev.sluice.flink.source.SluiceOffsets;
-import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.SluiceSource;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichFlatMapFunction;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.util.Collector;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * One run of the source benchmark, in a JVM of its own: a seed-003 job (count, filter, word count)
- * reading a topic on a MiniCluster through one of the three sources (or from memory, the bound),
- * with 2 source and 2 map subtasks. Prints the measured window ({@link SourceWindow}) as its last
- * line.
+ * One run of the source benchmark, in a JVM of its own: an example job (count, filter, word count,
+ * windowed word count, of {@code dev.sluice.examples.source}) reading a topic on a MiniCluster
+ * through one of the three sources (or from memory, the bound), with 2 source and 2 map subtasks.
+ * Prints the measured window ({@link SourceWindow}) as its last line.
  *
  * <p>Arguments: system (push, pull, kafka-source, memory), job, bootstrap servers, topic, record
  * count, records per partition to read (-1: to the end), daemon socket, daemon pid, broker pid.
@@ -69,13 +67,17 @@ public final class SourceBenchmarkJob {
                         source(system, bootstrap, topic, perPartition, socket),
                         WatermarkStrategy.noWatermarks(),
                         system);
+        // The example jobs' pipelines as they are (examples/README.md).
+        DataStream<byte[]> measured = values.map(new Measured()).name("measure");
         switch (job) {
-            case "count" -> values.flatMap(new Count()).sinkTo(new DiscardingSink<>());
-            case "filter" -> values.flatMap(new Filter()).sinkTo(new DiscardingSink<>());
-            case "wordcount" ->
-                    values.flatMap(new Tokenizer())
-                            .keyBy(word -> word.f0)
-                            .sum(1)
+            case "count" -> CountJob.count(measured).sinkTo(new DiscardingSink<>());
+            case "filter" ->
+                    FilterJob.filter(measured, SourceBenchmark.FILTER_WORD)
+                            .sinkTo(new DiscardingSink<>());
+            case "wordcount" -> WordCountJob.wordCount(measured).sinkTo(new DiscardingSink<>());
+            case "windowed-wordcount" ->
+                    WindowedWordCountJob.windowedWordCount(
+                                    measured, WindowedWordCountJob.SIZE, WindowedWordCountJob.SLIDE)
                             .sinkTo(new DiscardingSink<>());
             default -> throw new IllegalArgumentException("job " + job);
         }
@@ -142,59 +144,22 @@ public final class SourceBenchmarkJob {
         return properties;
     }
 
-    /** The record's value as it is. */
-    static final class ValueBytes implements SluiceDeserializationSchema<byte[]> {
-        @Override
-        public void deserialize(SluiceRecord record, Collector<byte[]> out) {
-            out.collect(record.value());
-        }
-
-        @Override
-        public TypeInformation<byte[]> getProducedType() {
-            return PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
-        }
-    }
-
-    /** Seed 003's RTLogger: counts the records, emits nothing. */
-    static final class Count extends Measured<Void> {
-        @Override
-        public void flatMap(byte[] value, Collector<Void> out) {
-            counter.record();
-        }
-    }
-
-    /** Seed 003's filter: the values, as strings, that hold a word. */
-    static final class Filter extends Measured<String> {
-        @Override
-        public void flatMap(byte[] value, Collector<String> out) {
-            counter.record();
-            String text = new String(value, StandardCharsets.UTF_8);
-            if (text.contains("sluice")) {
-                out.collect(text);
-            }
-        }
-    }
-
-    /** Seed 003's word count tokenizer: (word, 1) for every word of the value. */
-    static final class Tokenizer extends Measured<Tuple2<String, Integer>> {
-        @Override
-        public void flatMap(byte[] value, Collector<Tuple2<String, Integer>> out) {
-            counter.record();
-            for (String word : new String(value, StandardCharsets.UTF_8).split(" ")) {
-                if (!word.isEmpty()) {
-                    out.collect(Tuple2.of(word, 1));
-                }
-            }
-        }
-    }
-
-    /** The first operator after the source: where every job counts the records it reads. */
-    abstract static class Measured<O> extends RichFlatMapFunction<byte[], O> {
-        transient SourceWindow.Counter counter;
+    /**
+     * Before the job's own pipeline, chained to the source: counts the records into the measured
+     * window, and passes them on as they are.
+     */
+    static final class Measured extends RichMapFunction<byte[], byte[]> {
+        private transient SourceWindow.Counter counter;
 
         @Override
         public void open(OpenContext context) {
             counter = new SourceWindow.Counter();
+        }
+
+        @Override
+        public byte[] map(byte[] value) {
+            counter.record();
+            return value;
         }
 
         @Override
