@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
@@ -227,13 +228,15 @@ class SluiceDynamicTableFactoryTest {
     }
 
     @Test
-    void theRuntimeProviderMakesABoundedSluiceSourceInTheModeAsked() {
+    void theRuntimeProviderMakesABoundedSluiceSourceInTheModeAskedWithTheWatermarks() {
         SluiceDynamicSource table =
                 create(
                         options(
                                 "scan.bounded.mode", "latest-offset",
                                 "sluice.mode", "PULL",
                                 "scan.parallelism", "3"));
+        WatermarkStrategy<RowData> watermarks = WatermarkStrategy.forMonotonousTimestamps();
+        table.applyWatermark(watermarks);
 
         ScanTableSource.ScanRuntimeProvider provider =
                 table.getScanRuntimeProvider(ScanRuntimeProviderContext.INSTANCE);
@@ -248,6 +251,9 @@ class SluiceDynamicTableFactoryTest {
                                 StreamExecutionEnvironment.getExecutionEnvironment())
                         .getTransformation();
         assertThat(transformation).isInstanceOf(SourceTransformation.class);
+        // Pushed down: each split generates its watermarks in the reader.
+        assertThat(((SourceTransformation<?, ?, ?>) transformation).getWatermarkStrategy())
+                .isSameAs(watermarks);
         Object source = ((SourceTransformation<?, ?, ?>) transformation).getSource();
         assertThat(source).isInstanceOf(SluiceSource.class);
         assertThat(((SluiceSource<?>) source).readMode()).isEqualTo(ReadMode.PULL);
