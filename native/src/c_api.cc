@@ -1,6 +1,9 @@
 // The C API over the C++ one: handles wrap the C++ objects, statuses become codes plus this
 // thread's last-error text.
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -48,6 +51,57 @@ sluice_err_t InvalidArgument(const char* what) {
   return Report(sluice::Status::InvalidArgument(what));
 }
 
+// The smallest config a caller can pass: struct_size and name, the one field without a default.
+constexpr size_t kWriterConfigMinSize =
+    offsetof(sluice_writer_config_t, name) + sizeof(const char*);
+
+// The caller's config as this libsluice knows it (sluice.h, "A config grows"; native/README.md,
+// "A config that grows"): its first struct_size bytes over the defaults, so that the fields an
+// older caller does not know keep theirs.
+sluice::Result<sluice_writer_config_t> KnownConfig(const sluice_writer_config_t& config) {
+  if (config.struct_size < kWriterConfigMinSize) {
+    return sluice::Status::InvalidArgument(
+        "config->struct_size = " + std::to_string(config.struct_size) + " is below the " +
+        std::to_string(kWriterConfigMinSize) +
+        " bytes of struct_size and name: fill the config with sluice_writer_config_init");
+  }
+  if (config.struct_size > sizeof(sluice_writer_config_t)) {
+    return sluice::Status::InvalidArgument(
+        "config->struct_size = " + std::to_string(config.struct_size) + " is larger than the " +
+        std::to_string(sizeof(sluice_writer_config_t)) + " bytes of libsluice " + sluice_version() +
+        "'s sluice_writer_config_t: the caller was built against a newer sluice.h; run it with a "
+        "libsluice at least as new");
+  }
+  sluice_writer_config_t known;
+  sluice_writer_config_init_sized(&known, sizeof(known));
+  std::memcpy(&known, &config, config.struct_size);
+  return known;
+}
+
+// sluice_writer_create once the config is known to be whole.
+sluice_err_t CreateWriter(const sluice_writer_config_t& config, sluice_writer_t** writer) {
+  if (config.name == nullptr) return InvalidArgument("config->name must not be NULL");
+  sluice::WriterOptions options;
+  options.name = config.name;
+  options.kind = static_cast<sluice::ObjectKind>(config.kind);
+  options.slot_count = config.slot_count;
+  options.slot_size = config.slot_size;
+  options.lane_count = config.lane_count;
+  options.liveness_timeout = std::chrono::milliseconds(config.liveness_timeout_ms);
+  options.checksums = config.checksums != 0;
+  if (config.access_group != -1) {
+    if (config.access_group < 0 || config.access_group >= static_cast<int64_t>(UINT32_MAX)) {
+      return Report(sluice::Status::InvalidArgument("access_group must be -1 or a gid, not " +
+                                                    std::to_string(config.access_group)));
+    }
+    options.access_group = static_cast<gid_t>(config.access_group);
+  }
+  auto created = sluice::SegmentWriter::Create(options);
+  if (!created.ok()) return Report(created.status());
+  *writer = new sluice_writer_s{created.MoveValue()};
+  return SLUICE_OK;
+}
+
 std::chrono::nanoseconds Timeout(int timeout_ms) {
   if (timeout_ms < 0) return std::chrono::nanoseconds::max();
   return std::chrono::milliseconds(timeout_ms);
@@ -91,42 +145,30 @@ const char* sluice_err_str(sluice_err_t err) {
 
 const char* sluice_last_error(void) { return last_error.c_str(); }
 
-void sluice_writer_config_init(sluice_writer_config_t* config) {
-  const sluice::WriterOptions defaults;
-  config->name = nullptr;
-  config->kind = SLUICE_KIND_RECORDS;
-  config->slot_count = defaults.slot_count;
-  config->slot_size = defaults.slot_size;
-  config->lane_count = defaults.lane_count;
-  config->liveness_timeout_ms = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(defaults.liveness_timeout).count());
-  config->checksums = defaults.checksums ? 1 : 0;
-  config->access_group = -1;
+void sluice_writer_config_init_sized(sluice_writer_config_t* config, size_t struct_size) {
+  const sluice::WriterOptions options;
+  sluice_writer_config_t defaults;
+  defaults.struct_size = struct_size;
+  defaults.name = nullptr;
+  defaults.kind = SLUICE_KIND_RECORDS;
+  defaults.slot_count = options.slot_count;
+  defaults.slot_size = options.slot_size;
+  defaults.lane_count = options.lane_count;
+  defaults.liveness_timeout_ms = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.liveness_timeout).count());
+  defaults.checksums = options.checksums ? 1 : 0;
+  defaults.access_group = -1;
+  // An older caller's struct ends before the fields it does not know: nothing is written there.
+  std::memcpy(config, &defaults, std::min(struct_size, sizeof(defaults)));
 }
 
 sluice_err_t sluice_writer_create(const sluice_writer_config_t* config, sluice_writer_t** writer) {
-  if (config == nullptr || config->name == nullptr || writer == nullptr) {
-    return InvalidArgument("config, config->name and writer must not be NULL");
+  if (config == nullptr || writer == nullptr) {
+    return InvalidArgument("config and writer must not be NULL");
   }
-  sluice::WriterOptions options;
-  options.name = config->name;
-  options.kind = static_cast<sluice::ObjectKind>(config->kind);
-  options.slot_count = config->slot_count;
-  options.slot_size = config->slot_size;
-  options.lane_count = config->lane_count;
-  options.liveness_timeout = std::chrono::milliseconds(config->liveness_timeout_ms);
-  options.checksums = config->checksums != 0;
-  if (config->access_group != -1) {
-    if (config->access_group < 0 || config->access_group >= static_cast<int64_t>(UINT32_MAX)) {
-      return Report(sluice::Status::InvalidArgument("access_group must be -1 or a gid, not " +
-                                                    std::to_string(config->access_group)));
-    }
-    options.access_group = static_cast<gid_t>(config->access_group);
-  }
-  auto created = sluice::SegmentWriter::Create(options);
-  if (!created.ok()) return Report(created.status());
-  *writer = new sluice_writer_s{created.MoveValue()};
-  return SLUICE_OK;
+  auto known = KnownConfig(*config);
+  if (!known.ok()) return Report(known.status());
+  return CreateWriter(*known, writer);
 }
 
 sluice_err_t sluice_writer_wait_readers(sluice_writer_t* writer, uint32_t count, int timeout_ms) {

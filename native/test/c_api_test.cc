@@ -1,7 +1,9 @@
 // The C API end to end: writer and reader through handles, and errors as codes plus text.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -77,6 +79,68 @@ TEST(CApi, ErrorsComeWithCodesAndText) {
   sluice_writer_t* writer = nullptr;
   EXPECT_EQ(sluice_writer_create(&config, &writer), SLUICE_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(sluice_last_error()).find("lane_count = 40"), std::string::npos);
+}
+
+// A caller built against an older sluice.h passes the smaller struct it knows (sluice.h, "A config
+// grows"): what lies past its end is not read, and those fields take their defaults. Here that is
+// an access group create would refuse.
+TEST(CApi, AnOlderCallersConfigIsReadOnlyAsFarAsItsSize) {
+  testing::ScopedName name("c-api-old-config");
+  sluice_writer_config_t config;
+  sluice_writer_config_init(&config);
+  config.name = name.name().c_str();
+  config.slot_count = 2;
+  config.slot_size = 8192;
+  config.access_group = -5;
+  config.struct_size = offsetof(sluice_writer_config_t, access_group);
+  sluice_writer_t* writer = nullptr;
+  ASSERT_EQ(sluice_writer_create(&config, &writer), SLUICE_OK) << sluice_last_error();
+  struct stat info {};
+  ASSERT_EQ(stat(name.path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u) << "no access group, the default";
+  sluice_writer_destroy(writer);
+}
+
+// sluice_writer_config_init passes the caller's sizeof: the library, whose struct may have grown
+// since, fills only that much.
+TEST(CApi, ConfigInitWritesNothingPastTheCallersSize) {
+  sluice_writer_config_t config;
+  std::memset(&config, 0xAB, sizeof(config));
+  sluice_writer_config_t untouched = config;
+  sluice_writer_config_init_sized(&config, offsetof(sluice_writer_config_t, access_group));
+  EXPECT_EQ(config.struct_size, offsetof(sluice_writer_config_t, access_group));
+  EXPECT_EQ(config.slot_count, 64u);
+  EXPECT_EQ(config.checksums, 1);
+  EXPECT_EQ(config.access_group, untouched.access_group);
+
+  sluice_writer_config_init(&config);
+  EXPECT_EQ(config.struct_size, sizeof(sluice_writer_config_t));
+  EXPECT_EQ(config.access_group, -1);
+}
+
+TEST(CApi, AConfigOfAnUnknownSizeIsRefusedNamingWhatToDo) {
+  testing::ScopedName name("c-api-sized-config");
+  sluice_writer_config_t config;
+  sluice_writer_config_init(&config);
+  config.name = name.name().c_str();
+  sluice_writer_t* writer = nullptr;
+
+  config.struct_size = sizeof(sluice_writer_config_t) + 8;
+  EXPECT_EQ(sluice_writer_create(&config, &writer), SLUICE_ERR_INVALID_ARGUMENT);
+  const std::string larger = sluice_last_error();
+  EXPECT_NE(larger.find("struct_size = " + std::to_string(sizeof(sluice_writer_config_t) + 8)),
+            std::string::npos)
+      << larger;
+  EXPECT_NE(larger.find("newer sluice.h"), std::string::npos) << larger;
+
+  config.struct_size = 0;
+  EXPECT_EQ(sluice_writer_create(&config, &writer), SLUICE_ERR_INVALID_ARGUMENT);
+  const std::string smaller = sluice_last_error();
+  EXPECT_NE(smaller.find("struct_size = 0"), std::string::npos) << smaller;
+  EXPECT_NE(smaller.find("sluice_writer_config_init"), std::string::npos) << smaller;
+
+  EXPECT_EQ(writer, nullptr);
+  EXPECT_FALSE(std::filesystem::exists(name.path()));
 }
 
 TEST(CApi, EveryCodeHasADescription) {

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/export.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -69,7 +70,7 @@ enum class PayloadStores { kCached, kStreaming };
 
 // What both encoders share: the room the metadata needs, and writing the message around a body
 // laid out in place. A subclass knows its rows and fills the body buffers in schema order.
-class BatchEncoder {
+class SLUICE_EXPORT BatchEncoder {
  public:
   virtual ~BatchEncoder() = default;
 
@@ -92,7 +93,7 @@ class BatchEncoder {
   size_t metadata_reserve_;
 };
 
-class RecordsBatchBuilder : public BatchEncoder {
+class SLUICE_EXPORT RecordsBatchBuilder : public BatchEncoder {
  public:
   RecordsBatchBuilder();
   // Keeps the record's byte views (its headers' included), not the bytes.
@@ -173,7 +174,7 @@ inline void RecordsBatchBuilder::Add(const Record& record) {
   totals_.Add(record);
 }
 
-class ChunksBatchBuilder : public BatchEncoder {
+class SLUICE_EXPORT ChunksBatchBuilder : public BatchEncoder {
  public:
   ChunksBatchBuilder();
   void Add(const Chunk& chunk);

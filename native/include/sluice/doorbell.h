@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "sluice/export.h"
 #include "sluice/status.h"
 
 namespace sluice {
 
 // The writer's end: listens at <segment path>.bell and keeps one connection per lane.
-class DoorbellServer {
+class SLUICE_EXPORT DoorbellServer {
  public:
   // Binds and listens at `path` (mode 0600, or 0660 and `access_group`'s), replacing a stale
   // socket file of that name. Without a group only the writer's own uid may connect; with one,
@@ -52,7 +53,7 @@ class DoorbellServer {
 };
 
 // A reader's end: the connection for one lane.
-class DoorbellClient {
+class SLUICE_EXPORT DoorbellClient {
  public:
   // Connects to `path` and sends the lane byte; fails when there is no doorbell to connect to.
   static Result<DoorbellClient> Connect(const std::string& path, uint32_t lane);

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdint>
 
+#include "sluice/export.h"
+
 namespace sluice {
 
-class IdleStrategy {
+class SLUICE_EXPORT IdleStrategy {
  public:
   struct Options {
     uint32_t spins = 64;

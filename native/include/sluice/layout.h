@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "sluice/export.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -120,7 +121,7 @@ constexpr uint64_t LaneSize(uint32_t ring_capacity) {
 enum class ObjectKind : uint32_t { kRecords = 1, kChunks = 2 };
 
 // Where every region of a segment lies, derived from its parameters.
-struct SegmentLayout {
+struct SLUICE_EXPORT SegmentLayout {
   uint32_t slot_count = 0;
   uint32_t lane_count = 0;
   uint64_t slot_size = 0;

@@ -8,10 +8,12 @@
 #include <mutex>
 #include <thread>
 
+#include "sluice/export.h"
+
 namespace sluice {
 
 // CLOCK_MONOTONIC in nanoseconds, the clock of every time field in a segment.
-uint64_t MonotonicNanos();
+SLUICE_EXPORT uint64_t MonotonicNanos();
 
 // True when a heartbeat stamped at `heartbeat_ns` is older than `timeout_ns` at `now_ns`.
 constexpr bool IsStale(uint64_t heartbeat_ns, uint64_t timeout_ns, uint64_t now_ns) {
@@ -21,12 +23,12 @@ constexpr bool IsStale(uint64_t heartbeat_ns, uint64_t timeout_ns, uint64_t now_
 // How often a side stamps its heartbeat, and the longest it parks, for a segment's liveness
 // timeout: a quarter of it, kept within [1 ms, 1 s] so that neither turns into a busy loop or a
 // wait too long to notice anything.
-std::chrono::nanoseconds HeartbeatInterval(uint64_t liveness_timeout_ns);
+SLUICE_EXPORT std::chrono::nanoseconds HeartbeatInterval(uint64_t liveness_timeout_ns);
 
 // Stamps MonotonicNanos() into a 64-bit atomic field of the mapping every `interval`, from its
 // own thread, so a side that is busy elsewhere (or blocked in the application) is not taken for
 // dead. Stops, and stops stamping, when destroyed.
-class Heartbeat {
+class SLUICE_EXPORT Heartbeat {
  public:
   Heartbeat(uint64_t* field, std::chrono::nanoseconds interval);
   ~Heartbeat();

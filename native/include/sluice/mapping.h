@@ -5,14 +5,15 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/export.h"
 #include "sluice/status.h"
 
 namespace sluice {
 
 // "/dev/shm/NAME" for a plain name; a name that starts with '/' is already a path.
-std::string SegmentPath(std::string_view name);
+SLUICE_EXPORT std::string SegmentPath(std::string_view name);
 
-class Mapping {
+class SLUICE_EXPORT Mapping {
  public:
   // Maps the first `size` bytes of `fd` shared and read-write.
   static Result<Mapping> Map(int fd, uint64_t size);

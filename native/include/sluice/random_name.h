@@ -6,15 +6,16 @@
 #include <cstddef>
 #include <string>
 
+#include "sluice/export.h"
 #include "sluice/status.h"
 
 namespace sluice {
 
 // `bytes` bytes from the kernel's random source (getrandom(2)), as 2 × `bytes` lowercase hex
 // digits. Fails only when the kernel cannot give them.
-Result<std::string> RandomHex(size_t bytes);
+SLUICE_EXPORT Result<std::string> RandomHex(size_t bytes);
 
 // The suffix of a temporary name beside a file: ".tmp-" and 16 random hex digits.
-Result<std::string> TemporarySuffix();
+SLUICE_EXPORT Result<std::string> TemporarySuffix();
 
 }  // namespace sluice

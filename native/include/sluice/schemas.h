@@ -5,12 +5,13 @@
 
 #include <memory>
 
+#include "sluice/export.h"
 #include "sluice/layout.h"
 
 namespace sluice {
 
-std::shared_ptr<arrow::Schema> RecordsSchema();
-std::shared_ptr<arrow::Schema> ChunksSchema();
-std::shared_ptr<arrow::Schema> SchemaFor(ObjectKind kind);
+SLUICE_EXPORT std::shared_ptr<arrow::Schema> RecordsSchema();
+SLUICE_EXPORT std::shared_ptr<arrow::Schema> ChunksSchema();
+SLUICE_EXPORT std::shared_ptr<arrow::Schema> SchemaFor(ObjectKind kind);
 
 }  // namespace sluice

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "sluice/export.h"
 #include "sluice/layout.h"
 #include "sluice/status.h"
 
@@ -41,16 +42,16 @@ struct ObjectView {
 
 // Checks the header of the `file_size` bytes at `base` (8-byte aligned) against every rule of
 // "Validation"; the error names the first field that breaks one, with its value.
-Result<SegmentHeader> ValidateHeader(const uint8_t* base, uint64_t file_size);
+SLUICE_EXPORT Result<SegmentHeader> ValidateHeader(const uint8_t* base, uint64_t file_size);
 
 // Reads slot `slot`'s descriptor and checks its length, flags and, when flagged, its CRC32C.
-Result<ObjectView> ReadObject(const uint8_t* base, const SegmentHeader& header, uint32_t slot,
-                              uint32_t generation);
+SLUICE_EXPORT Result<ObjectView> ReadObject(const uint8_t* base, const SegmentHeader& header,
+                                            uint32_t slot, uint32_t generation);
 
 // Parses the object's IPC message zero-copy over its bytes (the batch points into them), checks
 // the batch fully against `schema` (offsets, lengths, UTF-8) and its row count against the
 // descriptor's record_count.
-Result<std::shared_ptr<arrow::RecordBatch>> DecodeObject(
+SLUICE_EXPORT Result<std::shared_ptr<arrow::RecordBatch>> DecodeObject(
     const ObjectView& object, const std::shared_ptr<arrow::Schema>& schema);
 
 struct Inspection {
@@ -62,6 +63,6 @@ struct Inspection {
 
 // Validates an image (`size` bytes at `base`, 8-byte aligned, not changing meanwhile) and decodes
 // every PUBLISHED slot. Slots held by the writer alone, or free, are skipped.
-Result<Inspection> Inspect(const uint8_t* base, uint64_t size);
+SLUICE_EXPORT Result<Inspection> Inspect(const uint8_t* base, uint64_t size);
 
 }  // namespace sluice

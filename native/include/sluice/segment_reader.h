@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sluice/doorbell.h"
+#include "sluice/export.h"
 #include "sluice/idle_strategy.h"
 #include "sluice/liveness.h"
 #include "sluice/mapping.h"
@@ -25,7 +26,7 @@ struct ReaderOptions {
   IdleStrategy::Options idle;
 };
 
-class SegmentReader {
+class SLUICE_EXPORT SegmentReader {
  public:
   static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
 

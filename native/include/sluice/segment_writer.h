@@ -11,6 +11,7 @@
 
 #include "sluice/batch_builder.h"
 #include "sluice/doorbell.h"
+#include "sluice/export.h"
 #include "sluice/file_access.h"
 #include "sluice/idle_strategy.h"
 #include "sluice/layout.h"
@@ -46,7 +47,7 @@ struct SlotBuffer {
   PayloadStores stores = PayloadStores::kCached;
 };
 
-class SegmentWriter {
+class SLUICE_EXPORT SegmentWriter {
  public:
   // A timeout that never expires.
   static constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();

@@ -8,6 +8,8 @@
 #include <utility>
 #include <variant>
 
+#include "sluice/export.h"
+
 namespace sluice {
 
 // Keep in step with sluice_err_t in sluice.h: the C API casts one into the other.
@@ -27,7 +29,7 @@ enum class StatusCode : int {
   kNoSpace = 12,        // the segment's folder has no room for it (docs/formats.md, "File layout")
 };
 
-class [[nodiscard]] Status {
+class [[nodiscard]] SLUICE_EXPORT Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
