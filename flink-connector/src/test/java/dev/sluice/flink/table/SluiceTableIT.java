@@ -75,17 +75,18 @@ class SluiceTableIT {
         return StreamTableEnvironment.create(env);
     }
 
+    /** A table of the whole topic as it is when the query starts. */
+    private static final String EARLIEST_TO_LATEST =
+            ", 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'";
+
     /**
-     * The options every table of these tests shares: this broker and daemon, bounded.
+     * The options every table of these tests shares: this broker and daemon.
      *
      * @param topicOption {@code topic}, or {@code topic-pattern} with the topic's name as pattern
      */
     private static String options(String topicOption, String topic, ReadMode mode) {
         return String.format(
-                "'connector' = 'sluice', '%s' = '%s',"
-                        + " 'properties.bootstrap.servers' = '%s',"
-                        + " 'scan.startup.mode' = 'earliest-offset',"
-                        + " 'scan.bounded.mode' = 'latest-offset',"
+                "'connector' = 'sluice', '%s' = '%s', 'properties.bootstrap.servers' = '%s',"
                         + " 'sluice.mode' = '%s', 'sluice.brokerd-socket' = '%s'",
                 topicOption, topic, KAFKA.bootstrapServers(), mode, BROKERD.socket());
     }
@@ -137,6 +138,7 @@ class SluiceTableIT {
                 "CREATE TABLE readings (k STRING, amount INT, ts TIMESTAMP(3),"
                         + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
                         + options("topic", topic, mode)
+                        + EARLIEST_TO_LATEST
                         + ", 'key.format' = 'json', 'key.fields' = 'k',"
                         + " 'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY')");
 
@@ -200,6 +202,7 @@ class SluiceTableIT {
                         + " hdrs MAP<STRING, BYTES> METADATA FROM 'headers',"
                         + " tsType STRING METADATA FROM 'timestamp-type' VIRTUAL) WITH ("
                         + options("topic-pattern", topic, mode)
+                        + EARLIEST_TO_LATEST
                         + ", 'format' = 'json')");
 
         List<Row> rows =
@@ -229,5 +232,54 @@ class SluiceTableIT {
             assertThat(row.getField(6))
                     .isEqualTo(mode == ReadMode.PUSH ? "NoTimestampType" : "CreateTime");
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = ReadMode.class,
+            names = {"PUSH", "PULL"})
+    @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTimestampStartsAndSpecificOffsetsEndTheTable(ReadMode mode) throws Exception {
+        String topic = KAFKA.createTopic(2);
+        long start = START.toInstant(ZoneOffset.UTC).toEpochMilli();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < 40; i++) {
+                // Offset i of each partition has the timestamp start + i s.
+                for (int partition = 0; partition < 2; partition++) {
+                    producer.send(
+                            new ProducerRecord<>(
+                                    topic,
+                                    partition,
+                                    start + i * 1000L,
+                                    null,
+                                    utf8("{\"v\":\"" + partition + "-" + i + "\"}")));
+                }
+            }
+        }
+        StreamTableEnvironment tEnv = tableEnvironment();
+        tEnv.executeSql(
+                "CREATE TABLE records (v STRING, part INT METADATA FROM 'partition' VIRTUAL,"
+                        + " off BIGINT METADATA FROM 'offset' VIRTUAL) WITH ("
+                        + options("topic", topic, mode)
+                        + ", 'scan.startup.mode' = 'timestamp', 'scan.startup.timestamp-millis' = '"
+                        + (start + 10_000)
+                        + "', 'scan.bounded.mode' = 'specific-offsets',"
+                        + " 'scan.bounded.specific-offsets' ="
+                        + " 'partition:0,offset:30;partition:1,offset:25', 'format' = 'json')");
+
+        List<String> read = new ArrayList<>();
+        for (Row row : collect(tEnv, "SELECT v, part, off FROM records")) {
+            assertThat(row.getField(0)).isEqualTo(row.getField(1) + "-" + row.getField(2));
+            read.add((String) row.getField(0));
+        }
+
+        List<String> expected = new ArrayList<>();
+        for (int i = 10; i < 30; i++) {
+            expected.add("0-" + i);
+        }
+        for (int i = 10; i < 25; i++) {
+            expected.add("1-" + i);
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(expected);
     }
 }
