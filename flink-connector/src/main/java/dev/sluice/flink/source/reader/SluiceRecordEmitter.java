@@ -36,6 +36,8 @@ final class SluiceRecordEmitter<T> implements RecordEmitter<SluiceRecord, T, Slu
     @Override
     public void emitRecord(SluiceRecord record, SourceOutput<T> output, SluiceSplitState split)
             throws IOException {
+        // Read once: each read of a pushed record's field is a read of its Arrow vector.
+        long offset = record.offset();
         collector.output = output;
         collector.timestamp = record.timestamp();
         try {
@@ -47,17 +49,17 @@ final class SluiceRecordEmitter<T> implements RecordEmitter<SluiceRecord, T, Slu
                             + "-"
                             + record.partition()
                             + " offset "
-                            + record.offset()
+                            + offset
                             + ": "
                             + e.getMessage(),
                     e);
         }
-        split.emitted(record.offset());
+        split.emitted(offset);
         if (split != lastSplit) {
             lastSplit = split;
             offsets = metrics.partition(new TopicPartition(record.topic(), record.partition()));
         }
-        offsets.emitted(record.offset());
+        offsets.emitted(offset);
         bytesIn.inc(record.sizeInBytes());
     }
 
