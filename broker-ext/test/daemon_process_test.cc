@@ -563,21 +563,21 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   EXPECT_NE(metrics.find("sluice_subscription_lag{subscription=\"1\",topic=\"t\"}"),
             std::string::npos)
       << metrics;
-  // Per leader, as the daemon connects to it: every record read came from one of them.
+  // Per broker, as the daemon connects to it: every record read came from one of them.
   uint64_t fetched = 0;
-  size_t leaders = 0;
-  const std::string family = "sluice_fetch_records_total{leader=\"";
+  size_t brokers = 0;
+  const std::string family = "sluice_fetch_records_total{broker=\"";
   for (size_t at = metrics.find(family); at != std::string::npos;
        at = metrics.find(family, at + 1)) {
     const size_t value = metrics.find("} ", at);
-    const std::string leader = metrics.substr(at + family.size(), value - 1 - at - family.size());
-    EXPECT_TRUE(std::string(rd_kafka_mock_cluster_bootstraps(cluster_)).find(leader) !=
+    const std::string broker = metrics.substr(at + family.size(), value - 1 - at - family.size());
+    EXPECT_TRUE(std::string(rd_kafka_mock_cluster_bootstraps(cluster_)).find(broker) !=
                 std::string::npos)
-        << leader << " is a broker of the cluster";
+        << broker << " is a broker of the cluster";
     fetched += std::stoull(metrics.substr(value + 2));
-    ++leaders;
+    ++brokers;
   }
-  EXPECT_GE(leaders, 1u) << metrics;
+  EXPECT_GE(brokers, 1u) << metrics;
   EXPECT_GE(fetched, 400u) << metrics;
 }
 

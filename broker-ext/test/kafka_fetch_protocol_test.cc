@@ -56,6 +56,23 @@ TEST(EncodeFetchRequest, ReadUncommittedAndNoPartitions) {
   EXPECT_EQ(frame.substr(frame.size() - 10), Hex("00000000 00000000 0000"));
 }
 
+TEST(EncodeFetchRequest, TheRackIdGoesLast) {
+  FetchRequest request;
+  request.topic = "t";
+  const std::string without = EncodeFetchRequest(request);
+  request.rack_id = "rack-2";
+  const std::string with = EncodeFetchRequest(request);
+  ASSERT_EQ(with.size(), without.size() + 6);
+  const auto size_of = [](const std::string& frame) {
+    return (static_cast<uint8_t>(frame[2]) << 8) | static_cast<uint8_t>(frame[3]);
+  };
+  EXPECT_EQ(size_of(with), static_cast<int>(with.size()) - 4);
+  EXPECT_EQ(with.substr(4, without.size() - 6), without.substr(4, without.size() - 6))
+      << "the same up to the rack id";
+  EXPECT_EQ(without.substr(without.size() - 2), Hex("0000"));
+  EXPECT_EQ(with.substr(with.size() - 8), Hex("0006") + "rack-2");
+}
+
 // ---- Fetch responses ----
 
 class ResponseWriter {
@@ -131,6 +148,7 @@ TEST(DecodeFetchResponse, TwoTopicsWithAbortedTransactionsAndNullRecords) {
   EXPECT_EQ(p0.aborted[0].first_offset, 20);
   EXPECT_EQ(p0.aborted[1].producer_id, 9);
   EXPECT_EQ(p0.aborted[1].first_offset, 50);
+  EXPECT_EQ(p0.preferred_read_replica, -1);
   EXPECT_EQ(p0.records, "RECORDS0");
   EXPECT_GE(p0.records.data(), frame.data());  // a view, not a copy
   EXPECT_LT(p0.records.data(), frame.data() + frame.size());
@@ -143,6 +161,7 @@ TEST(DecodeFetchResponse, TwoTopicsWithAbortedTransactionsAndNullRecords) {
   EXPECT_TRUE(p1.records.empty());
 
   EXPECT_EQ(response.partitions[2].partition, 2);
+  EXPECT_EQ(response.partitions[2].preferred_read_replica, 1);
   EXPECT_EQ(response.partitions[2].records, "xyz");
   EXPECT_EQ(response.partitions[3].partition, 3);
   EXPECT_EQ(response.partitions[3].high_watermark, 400);

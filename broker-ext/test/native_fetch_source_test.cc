@@ -1,6 +1,7 @@
 // The native fetch path against librdkafka's mock cluster, a real Kafka protocol server on
 // loopback: records arrive once and in order from every codec, whatever start, through broker
-// outages and leader errors; paused partitions are not fetched. The daemon's process tests and
+// outages and leader errors, and from the follower a leader names and back; paused partitions are
+// not fetched. The daemon's process tests and
 // the Java integration tests run the same path against the real broker.
 #include "ingest/native_fetch_source.h"
 
@@ -91,6 +92,34 @@ class NativeFetchSourceTest : public ::testing::Test {
     return starts;
   }
 
+  // Every partition led by broker 1, whose leader names broker 2 as the preferred read replica
+  // (the mock names it whatever rack a request gives).
+  void LeadOnOneFollowOnTwo() {
+    for (int p = 0; p < kPartitions; ++p) {
+      ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", p, 1),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+      ASSERT_EQ(rd_kafka_mock_partition_set_follower(cluster_, "t", p, 2),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
+  }
+
+  static NativeFetchSettings InRack() {
+    NativeFetchSettings settings;
+    settings.rack = "rack-2";
+    return settings;
+  }
+
+  // The series of records received from mock broker `broker`.
+  std::string RecordsFrom(int32_t broker) {
+    Result<TopicLeaders> found = session_->LeaderAddresses("t", 5s);
+    EXPECT_OK(found);
+    return "sluice_fetch_records_total{broker=\"" + found->brokers.at(broker) + "\"}";
+  }
+
+  static std::string ReplicaOf(int partition) {
+    return "sluice_fetch_replica{topic=\"t\",partition=\"" + std::to_string(partition) + "\"}";
+  }
+
   // Polls into `out` until it holds `count` records, a poll fails or `timeout` passes.
   static void ReadInto(NativeFetchSource& source, std::vector<ReadyMessage>& out, size_t count,
                        std::chrono::milliseconds timeout = 10s) {
@@ -163,29 +192,121 @@ TEST_F(NativeFetchSourceTest, EveryRecordArrivesOnceInPartitionOrderWithItsField
   EXPECT_EQ(source->lag(), 0);
 }
 
-// For a cluster check that each daemon fetched its own host's leaders only.
-TEST_F(NativeFetchSourceTest, RecordsAreCountedPerLeaderAddress) {
+// For a cluster check that each daemon fetched from its own host's broker only.
+TEST_F(NativeFetchSourceTest, RecordsAreCountedPerBrokerAddress) {
   ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", 0, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (int32_t partition = 1; partition < kPartitions; ++partition) {
     ASSERT_EQ(rd_kafka_mock_partition_set_leader(cluster_, "t", partition, 2),
               RD_KAFKA_RESP_ERR_NO_ERROR);
   }
   Produce(0, 1000);
-  auto leaders = session_->LeaderAddresses("t", 5s);
-  ASSERT_OK(leaders);
-  ASSERT_NE(leaders->at(0), leaders->at(1));
   Metrics metrics;
   PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
   ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, {}, &metrics));
   ExpectRecords(Read(*source, 1000), 0, 1000);
   const std::string rendered = metrics.Render();
   // 250 records a partition: one partition on broker 1, three on broker 2.
-  EXPECT_NE(rendered.find("sluice_fetch_records_total{leader=\"" + leaders->at(0) + "\"} 250\n"),
-            std::string::npos)
+  EXPECT_NE(rendered.find(RecordsFrom(1) + " 250\n"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find(RecordsFrom(2) + " 750\n"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find(ReplicaOf(0) + " 1\n"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find(ReplicaOf(3) + " 2\n"), std::string::npos) << rendered;
+}
+
+// KIP-392: a leader that names a preferred read replica answers with no records; the follower
+// serves the partition from then on, the same offsets in the same order.
+TEST_F(NativeFetchSourceTest, AFollowerTheLeaderNamesServesItsPartitions) {
+  LeadOnOneFollowOnTwo();
+  Produce(0, 1000);
+  Metrics metrics;
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, InRack(), &metrics));
+  ExpectRecords(Read(*source, 1000), 0, 1000);
+  const std::string rendered = metrics.Render();
+  EXPECT_NE(rendered.find(RecordsFrom(2) + " 1000\n"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find(RecordsFrom(1) + " 0\n"), std::string::npos)
+      << "the leader sent no records\n"
       << rendered;
-  EXPECT_NE(rendered.find("sluice_fetch_records_total{leader=\"" + leaders->at(1) + "\"} 750\n"),
-            std::string::npos)
-      << rendered;
+  for (int p = 0; p < kPartitions; ++p) {
+    EXPECT_NE(rendered.find(ReplicaOf(p) + " 2\n"), std::string::npos) << rendered;
+  }
+}
+
+// The follower goes away (and the leader stops naming it, as Kafka does once the controller
+// fenced it): its partitions go back to the leader, where the next records come from.
+TEST_F(NativeFetchSourceTest, AFollowerThatGoesDownSendsItsPartitionsBackToTheLeader) {
+  LeadOnOneFollowOnTwo();
+  Produce(0, 400);
+  Metrics metrics;
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, InRack(), &metrics));
+  std::vector<ReadyMessage> out;
+  ReadInto(*source, out, 400);
+
+  ASSERT_EQ(rd_kafka_mock_broker_set_down(cluster_, 2), RD_KAFKA_RESP_ERR_NO_ERROR);
+  for (int p = 0; p < kPartitions; ++p) {
+    ASSERT_EQ(rd_kafka_mock_partition_set_follower(cluster_, "t", p, -1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  Produce(400, 1000);
+  ReadInto(*source, out, 1000, 20s);
+  ExpectRecords(out, 0, 1000);
+  const std::string rendered = metrics.Render();
+  EXPECT_NE(rendered.find(RecordsFrom(2) + " 400\n"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find(RecordsFrom(1) + " 600\n"), std::string::npos) << rendered;
+  for (int p = 0; p < kPartitions; ++p) {
+    EXPECT_NE(rendered.find(ReplicaOf(p) + " 1\n"), std::string::npos) << rendered;
+  }
+}
+
+// A follower's error is no verdict on the partition: it goes back to its leader, and nothing is
+// lost or read twice. (The mock's leader names the follower again at once, rack or none; Kafka's
+// names no follower to the rack-less requests the source sends for a minute after a failure.)
+TEST_F(NativeFetchSourceTest, AFollowersErrorSendsItsPartitionsBackToTheLeaderLosingNothing) {
+  LeadOnOneFollowOnTwo();
+  Produce(0, 1000);
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  NativeFetchSettings small = InRack();
+  small.partition_max_bytes = 4096;  // many fetches, so the errors land mid-topic
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, small));
+  std::vector<ReadyMessage> out;
+  ReadInto(*source, out, 100);
+  rd_kafka_mock_broker_push_request_error_rtts(cluster_, 2, 1 /* Fetch */, 2,
+                                               RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE, 0,
+                                               RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION, 0);
+  ReadInto(*source, out, 1000, 20s);
+  ExpectRecords(out, 0, 1000);
+}
+
+// The preference is a lease: once it ends the leader is asked again, and a leader that no longer
+// names the follower keeps the partition.
+TEST_F(NativeFetchSourceTest, AFollowersLeaseEndsAndTheLeaderIsAskedAgain) {
+  LeadOnOneFollowOnTwo();
+  Produce(0, 400);
+  Metrics metrics;
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  NativeFetchSettings leased = InRack();
+  leased.replica_lease = 200ms;
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromBeginning(), pauses, leased, &metrics));
+  std::vector<ReadyMessage> out;
+  ReadInto(*source, out, 400);
+  for (int p = 0; p < kPartitions; ++p) {
+    ASSERT_EQ(rd_kafka_mock_partition_set_follower(cluster_, "t", p, -1),
+              RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  EXPECT_TRUE(testing::Eventually(
+      "every partition is read from its leader again",
+      [&] {
+        EXPECT_OK(source->Poll(50ms, out));
+        const std::string rendered = metrics.Render();
+        for (int p = 0; p < kPartitions; ++p) {
+          if (rendered.find(ReplicaOf(p) + " 1\n") == std::string::npos) return false;
+        }
+        return true;
+      },
+      10s, 0ms));
+  Produce(400, 800);
+  ReadInto(*source, out, 800);
+  ExpectRecords(out, 0, 800);
 }
 
 TEST_F(NativeFetchSourceTest, BatchesOfEveryCodecAreRead) {
@@ -280,6 +401,8 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
                                              {"max.partition.fetch.bytes", "65536"},
                                              {"isolation.level", "read_uncommitted"},
                                              {"client.id", "me"},
+                                             {"client.rack", "rack-2"},
+                                             {"metadata.max.age.ms", "60000"},
                                              {"linger.ms", "5"}});
   ASSERT_OK(settings);
   EXPECT_EQ(settings->max_wait_ms, 7);
@@ -288,6 +411,9 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
   EXPECT_EQ(settings->partition_max_bytes, 65536);
   EXPECT_FALSE(settings->read_committed);
   EXPECT_EQ(settings->client_id, "me");
+  EXPECT_EQ(settings->rack, "rack-2");
+  EXPECT_EQ(settings->replica_lease, 60s);
+  EXPECT_EQ(NativeFetchSettings::From({})->rack, "") << "no rack unless set";
 
   auto bad = NativeFetchSettings::From({{"fetch.max.bytes", "lots"}});
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);

@@ -185,25 +185,22 @@ Result<std::map<int32_t, int64_t>> FetchSession::Committed(
   return committed;
 }
 
-Result<std::map<int32_t, std::string>> FetchSession::LeaderAddresses(
-    const std::string& topic, std::chrono::milliseconds timeout) const {
+Result<TopicLeaders> FetchSession::LeaderAddresses(const std::string& topic,
+                                                   std::chrono::milliseconds timeout) const {
   SLUICE_ASSIGN_OR_RETURN(Metadata metadata, TopicMetadata(consumer_, topic, timeout));
-  std::map<int32_t, std::string> brokers;
+  TopicLeaders found;
   for (int i = 0; i < metadata->broker_cnt; ++i) {
     const rd_kafka_metadata_broker_t& broker = metadata->brokers[i];
     const std::string host = broker.host;
-    brokers[broker.id] = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-                         std::to_string(broker.port);
+    found.brokers[broker.id] = (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                               ":" + std::to_string(broker.port);
   }
-  std::map<int32_t, std::string> leaders;
   const rd_kafka_metadata_topic_t& described = metadata->topics[0];
   for (int i = 0; i < described.partition_cnt; ++i) {
     const rd_kafka_metadata_partition_t& partition = described.partitions[i];
-    if (auto broker = brokers.find(partition.leader); broker != brokers.end()) {
-      leaders[partition.id] = broker->second;
-    }
+    if (found.brokers.contains(partition.leader)) found.leaders[partition.id] = partition.leader;
   }
-  return leaders;
+  return found;
 }
 
 Result<std::pair<int64_t, int64_t>> FetchSession::Watermarks(

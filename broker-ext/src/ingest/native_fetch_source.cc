@@ -25,6 +25,11 @@ constexpr auto kMaxBackoff = 5s;
 // a batch larger than it (KIP-74), never by more than the largest batch it accepts.
 constexpr size_t kFrameSlack = 64u << 20;
 constexpr size_t kPooledBuffers = 4;
+// After a follower failed, requests name no rack for this long. Its leader keeps naming it until
+// the controller fences it (broker.session.timeout.ms, 9 s by default) or it falls out of sync,
+// and answers with no records meanwhile; librdkafka likewise refuses a new lease within a minute
+// of the last.
+constexpr auto kRackPause = 60s;
 
 // librdkafka's sizes and times are non-negative 32-bit integers.
 Result<int32_t> ParseInt(const std::string& key, const std::string& value) {
@@ -39,8 +44,8 @@ std::string Lower(std::string text) {
   return text;
 }
 
-// Errors after which the partition is fetched again from its leader as cluster metadata names
-// it then: leadership moved, or the broker is not ready for it yet.
+// Errors of a leader after which the partition is fetched again from its leader as cluster
+// metadata names it then: leadership moved, or the broker is not ready for it yet.
 bool LeaderMayHaveMoved(int16_t error) {
   switch (error) {
     case 3:    // UNKNOWN_TOPIC_OR_PARTITION
@@ -82,6 +87,11 @@ Result<NativeFetchSettings> NativeFetchSettings::From(const KafkaSettings& setti
       result.read_committed = level == "read_committed";
     } else if (key == "client.id") {
       result.client_id = value;
+    } else if (key == "client.rack") {
+      result.rack = value;
+    } else if (key == "metadata.max.age.ms") {
+      SLUICE_ASSIGN_OR_RETURN(const int32_t lease, ParseInt(key, value));
+      result.replica_lease = std::chrono::milliseconds(lease);
     }
   }
   return result;
@@ -109,7 +119,15 @@ Result<std::unique_ptr<NativeFetchSource>> NativeFetchSource::Create(
       return Status::InvalidArgument("start of " + source->topic_ + " [" +
                                      std::to_string(partition) + "]: " + std::to_string(start));
     }
-    source->partitions_[partition].offset = offset;
+    PartitionState& state = source->partitions_[partition];
+    state.offset = offset;
+    if (metrics != nullptr) {
+      state.replica_gauge = &metrics->gauge(
+          "sluice_fetch_replica",
+          "The broker the native fetch path reads a partition from: its leader, or the follower "
+          "in the daemon's rack that the leader named",
+          {{"topic", source->topic_}, {"partition", std::to_string(partition)}});
+    }
   }
   return source;
 }
@@ -133,9 +151,10 @@ int64_t NativeFetchSource::lag() const {
 
 NativeFetchSource::~NativeFetchSource() { links_.clear(); }
 
-NativeFetchSource::Link::Link(std::unique_ptr<kafka::BrokerConnection> connection,
+NativeFetchSource::Link::Link(int32_t id, std::unique_ptr<kafka::BrokerConnection> connection,
                               NativeFetchSource& source, Counter* records)
-    : records_counter(records),
+    : broker(id),
+      records_counter(records),
       connection_(std::move(connection)),
       source_(source),
       receiver_([this] { Receive(); }) {}
@@ -184,26 +203,34 @@ void NativeFetchSource::Link::Receive() {
 
 Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   const Clock::time_point deadline = Clock::now() + timeout;
-  if (links_.empty()) {
+  if (!located_) {
     if (Clock::now() < retry_at_) {
       std::this_thread::sleep_until(std::min(deadline, retry_at_));
       return Status::OK();
     }
-    if (Status connected = Connect(); !connected.ok()) {
-      if (connected.code() != StatusCode::kIoError) return connected;
-      Reconnect(connected);
+    if (Status located = Locate(); !located.ok()) {
+      if (located.code() != StatusCode::kIoError) return located;
+      Reconnect(located);
       return Status::OK();
     }
   }
+  EndLeases();
+  if (Status linked = LinkUp(); !linked.ok()) {
+    Reconnect(linked);
+    return Status::OK();
+  }
+  backoff_ = 0ms;
   bool any_in_flight = false;
-  for (auto& [address, link] : links_) {
-    if (!link->in_flight) {
-      if (Status sent = SendNext(*link); !sent.ok()) {
+  for (auto next = links_.begin(); next != links_.end();) {
+    Link& link = *(next++)->second;  // FallBack may drop this link, never the next
+    if (!link.in_flight) {
+      if (Status sent = SendNext(link); !sent.ok()) {
+        if (FallBack(link.broker, sent)) continue;
         Reconnect(sent);
         return Status::OK();
       }
     }
-    any_in_flight |= link->in_flight;
+    any_in_flight |= link.in_flight;
   }
   if (!any_in_flight) return Status::OK();  // every partition is paused
   std::deque<Arrival> arrived;
@@ -216,6 +243,7 @@ Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<Re
     Status taken = arrival.status.ok() ? Take(*arrival.link, arrival.buffer, out) : arrival.status;
     if (!taken.ok()) {
       if (taken.code() != StatusCode::kIoError) return taken;
+      if (FallBack(arrival.link->broker, taken)) continue;
       Reconnect(taken);
       return Status::OK();
     }
@@ -223,45 +251,113 @@ Status NativeFetchSource::Poll(std::chrono::milliseconds timeout, std::vector<Re
   return Status::OK();
 }
 
-Status NativeFetchSource::Connect() {
-  Result<std::map<int32_t, std::string>> found = cluster_.leaders();
+Status NativeFetchSource::Locate() {
+  Result<TopicLeaders> found = cluster_.leaders();
   // Retried, as librdkafka retries: a topic's metadata can lag its creation, or a leader's move.
   if (!found.ok()) return Status(StatusCode::kIoError, found.status().message());
-  const std::map<int32_t, std::string>& leaders = *found;
-  std::set<std::string> addresses;
-  for (auto& [partition, state] : partitions_) {
-    auto leader = leaders.find(partition);
-    if (leader == leaders.end()) {
+  for (const auto& [partition, state] : partitions_) {
+    if (!found->leaders.contains(partition)) {
       return Status(StatusCode::kIoError,
                     topic_ + " [" + std::to_string(partition) + "] has no leader");
     }
-    state.leader = leader->second;
-    addresses.insert(leader->second);
   }
-  for (const std::string& address : addresses) {
+  brokers_ = std::move(found->brokers);
+  for (auto& [partition, state] : partitions_) {
+    state.leader = found->leaders.at(partition);
+    ReadFrom(partition, state, state.leader, "leader");
+  }
+  located_ = true;
+  return Status::OK();
+}
+
+Status NativeFetchSource::LinkUp() {
+  std::set<int32_t> wanted;
+  for (const auto& [partition, state] : partitions_) wanted.insert(state.replica);
+  for (const int32_t broker : wanted) {
+    if (links_.contains(broker)) continue;
+    auto address = brokers_.find(broker);
     Result<std::unique_ptr<kafka::BrokerConnection>> connection =
-        kafka::BrokerConnection::Connect(address, kConnectTimeout);
+        address == brokers_.end()
+            ? Result<std::unique_ptr<kafka::BrokerConnection>>(
+                  Status(StatusCode::kIoError,
+                         "broker " + std::to_string(broker) + " is not in the cluster's metadata"))
+            : kafka::BrokerConnection::Connect(address->second, kConnectTimeout);
     if (!connection.ok()) {
-      links_.clear();
+      if (FallBack(broker, connection.status())) continue;
       return connection.status();
     }
-    // Per leader, as the daemon connects to it: a cluster check can tell that each daemon
-    // fetched its own host's leaders only (docs/brokerd.md, "Metrics").
+    // Per broker, as the daemon connects to it: a cluster check can tell that each daemon
+    // fetched from its own host's broker only (docs/brokerd.md, "Metrics").
     Counter* records =
         metrics_ == nullptr
             ? nullptr
             : &metrics_->counter("sluice_fetch_records_total",
-                                 "Records the native fetch path received, by partition leader",
-                                 {{"leader", address}});
-    links_[address] = std::make_unique<Link>(connection.MoveValue(), *this, records);
+                                 "Records the native fetch path received, by the broker it "
+                                 "fetched them from",
+                                 {{"broker", address->second}});
+    links_[broker] = std::make_unique<Link>(broker, connection.MoveValue(), *this, records);
   }
-  backoff_ = 0ms;
   return Status::OK();
+}
+
+bool NativeFetchSource::FallBack(int32_t broker, const Status& why) {
+  for (const auto& [partition, state] : partitions_) {
+    if (state.replica == broker && state.leader == broker) return false;
+  }
+  Unlink(broker);
+  rack_resumes_at_ = Clock::now() + kRackPause;
+  Log(LogLevel::kWarn, "fetch_replica_failed",
+      {{"topic", topic_},
+       {"broker", std::to_string(broker)},
+       {"error", why.message()},
+       {"rack_resumes_in_ms", std::to_string(kRackPause / 1ms)}});
+  for (auto& [partition, state] : partitions_) {
+    if (state.replica == broker) ReadFrom(partition, state, state.leader, "replica failed");
+  }
+  return true;
+}
+
+void NativeFetchSource::ReadFrom(int32_t partition, PartitionState& state, int32_t broker,
+                                 std::string_view why) {
+  if (state.replica == broker) return;
+  state.replica = broker;
+  if (state.replica_gauge != nullptr) state.replica_gauge->Set(broker);
+  auto address = brokers_.find(broker);
+  Log(LogLevel::kInfo, "fetch_replica",
+      {{"topic", topic_},
+       {"partition", std::to_string(partition)},
+       {"broker", std::to_string(broker)},
+       {"address", address == brokers_.end() ? "" : address->second},
+       {"leader", std::to_string(state.leader)},
+       {"reason", std::string(why)}});
+}
+
+void NativeFetchSource::EndLeases() {
+  const Clock::time_point now = Clock::now();
+  for (auto& [partition, state] : partitions_) {
+    if (state.replica != state.leader && now >= state.lease_end) {
+      ReadFrom(partition, state, state.leader, "lease ended");
+    }
+  }
+}
+
+void NativeFetchSource::Unlink(int32_t broker) {
+  auto link = links_.find(broker);
+  if (link == links_.end()) return;
+  for (const auto& [partition, offset] : link->second->requested) {
+    if (partitions_[partition].requested_from == broker) partitions_[partition].requested_from = -1;
+  }
+  const Link* gone = link->second.get();
+  links_.erase(link);  // joins its receiver: nothing adds to arrivals_ for it any more
+  std::lock_guard lock(mutex_);
+  std::erase_if(arrivals_, [gone](const Arrival& arrival) { return arrival.link == gone; });
 }
 
 void NativeFetchSource::Reconnect(const Status& why) {
   links_.clear();
   arrivals_.clear();  // the receivers are gone: nobody else touches it
+  located_ = false;
+  for (auto& [partition, state] : partitions_) state.requested_from = -1;
   backoff_ = std::clamp<std::chrono::milliseconds>(backoff_ * 2, kFirstBackoff, kMaxBackoff);
   retry_at_ = Clock::now() + backoff_;
   Log(LogLevel::kWarn, "native_fetch_retry",
@@ -279,14 +375,22 @@ Status NativeFetchSource::SendNext(Link& link) {
   request.max_bytes = settings_.max_bytes;
   request.read_committed = settings_.read_committed;
   request.topic = topic_;
+  if (Clock::now() >= rack_resumes_at_) request.rack_id = settings_.rack;
   link.requested.clear();
   for (const auto& [partition, state] : partitions_) {
-    if (state.leader != link.address() || pauses_.paused(partition)) continue;
+    // A partition whose replica changed may still be in the old replica's request: it waits for
+    // that answer, so that no offset is asked twice.
+    if (state.replica != link.broker || state.requested_from != -1 || pauses_.paused(partition)) {
+      continue;
+    }
     request.partitions.push_back({partition, state.offset, settings_.partition_max_bytes});
     link.requested[partition] = state.offset;
   }
   if (request.partitions.empty()) return Status::OK();
   SLUICE_RETURN_NOT_OK(link.Send(kafka::EncodeFetchRequest(request)));
+  for (const auto& [partition, offset] : link.requested) {
+    partitions_[partition].requested_from = link.broker;
+  }
   link.correlation_id = request.correlation_id;
   link.in_flight = true;
   return Status::OK();
@@ -303,7 +407,7 @@ std::shared_ptr<kafka::FrameBuffer> NativeFetchSource::FreeBuffer() {
     }
   }
   auto buffer = std::make_shared<kafka::FrameBuffer>();
-  // A few are kept: of one leader, the response being read, the one being parsed and the one
+  // A few are kept: of one broker, the response being read, the one being parsed and the one
   // whose last records wait in an object; more leaders allocate more.
   if (buffers_.size() < kPooledBuffers) buffers_.push_back(buffer);
   return buffer;
@@ -312,6 +416,7 @@ std::shared_ptr<kafka::FrameBuffer> NativeFetchSource::FreeBuffer() {
 Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuffer>& buffer,
                                std::vector<ReadyMessage>& out) {
   link.in_flight = false;
+  for (const auto& [partition, offset] : link.requested) partitions_[partition].requested_from = -1;
   Result<kafka::FetchResponse> decoded = kafka::DecodeFetchResponse(buffer->view());
   if (!decoded.ok()) {
     return Status(StatusCode::kIoError, "fetch response from broker " + link.address() + ": " +
@@ -342,6 +447,14 @@ Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuf
     if (response.topics[i] != topic_ || requested == link.requested.end()) continue;
     const std::string where = topic_ + " [" + std::to_string(fetched.partition) + "]";
     PartitionState& state = partitions_[fetched.partition];
+    if (link.broker != state.leader && fetched.error_code != kafka::kNone) {
+      // A follower's error is no verdict on the partition (KIP-392): an offset out of range or
+      // not available there may be in range at the leader, which decides.
+      rack_resumes_at_ = Clock::now() + kRackPause;
+      ReadFrom(fetched.partition, state, state.leader,
+               "follower answered Kafka error " + std::to_string(fetched.error_code));
+      continue;
+    }
     if (fetched.error_code == kafka::kOffsetOutOfRange) {
       SLUICE_ASSIGN_OR_RETURN(auto marks, cluster_.watermarks(fetched.partition));
       if (requested->second > marks.second) {
@@ -366,6 +479,22 @@ Status NativeFetchSource::Take(Link& link, const std::shared_ptr<kafka::FrameBuf
     if (fetched.error_code != kafka::kNone) {
       return Status::InvalidState("fetch " + where + ": Kafka error " +
                                   std::to_string(fetched.error_code));
+    }
+    if (fetched.preferred_read_replica >= 0 && fetched.preferred_read_replica != link.broker) {
+      // The leader sends the partition to a follower in the daemon's rack, with no records.
+      if (brokers_.contains(fetched.preferred_read_replica)) {
+        state.lease_end = Clock::now() + settings_.replica_lease;
+        ReadFrom(fetched.partition, state, fetched.preferred_read_replica,
+                 "the leader's preferred read replica");
+      } else {
+        // Not in the metadata yet: the leader answers with no records while it prefers a
+        // replica, so ask without a rack until the metadata has caught up.
+        rack_resumes_at_ = Clock::now() + kRackPause;
+        Log(LogLevel::kWarn, "fetch_replica_unknown",
+            {{"topic", topic_},
+             {"partition", std::to_string(fetched.partition)},
+             {"broker", std::to_string(fetched.preferred_read_replica)}});
+      }
     }
     state.high_watermark = fetched.high_watermark;
     state.offset = kafka::NextFetchOffset(fetched.records, requested->second);

@@ -8,7 +8,7 @@ namespace sluice::brokerd::kafka {
 
 std::string EncodeFetchRequest(const FetchRequest& request) {
   std::string out;
-  out.reserve(64 + request.client_id.size() + request.topic.size() +
+  out.reserve(64 + request.client_id.size() + request.topic.size() + request.rack_id.size() +
               28 * request.partitions.size());
   Append<int32_t>(out, 0);  // the size, known at the end
   Append(out, kFetchApiKey);
@@ -33,7 +33,7 @@ std::string EncodeFetchRequest(const FetchRequest& request) {
     Append(out, partition.max_bytes);
   }
   Append<int32_t>(out, 0);  // forgotten topics
-  AppendString(out, "");    // rack id
+  AppendString(out, request.rack_id);
   Store(out.data(), static_cast<int32_t>(out.size() - 4));
   return out;
 }
@@ -80,7 +80,7 @@ Result<FetchResponse> DecodeFetchResponse(std::string_view frame) {
                        [](const AbortedTransaction& a, const AbortedTransaction& b) {
                          return a.first_offset < b.first_offset;
                        });
-      SLUICE_RETURN_NOT_OK(in.Skip("preferred_read_replica", 4));
+      SLUICE_RETURN_NOT_OK(in.Read("preferred_read_replica", partition.preferred_read_replica));
       SLUICE_RETURN_NOT_OK(in.NullableBytes("records", partition.records));
     }
   }

@@ -42,13 +42,16 @@ struct FetchRequest {
   bool read_committed = true;  // isolation_level 1; 0 reads uncommitted records too
   std::string topic;
   std::vector<FetchPartition> partitions;
+  // The reader's rack (client.rack, KIP-392): a leader may then name a follower in that rack as
+  // the partition's preferred read replica. Empty: none.
+  std::string rack_id;
 };
 
 // The whole request as it goes on the socket: the int32 size, request header v1 (api key,
 // version, correlation id, client id), then the Fetch v11 body. Sessionless (session id 0, epoch
 // -1): every request names every partition, which costs nothing at tens of partitions and
-// leaves no session state to lose on a reconnect. No rack id (empty string), current leader epoch
-// -1, log start offset -1, no forgotten topics.
+// leaves no session state to lose on a reconnect. Current leader epoch -1, log start offset -1, no
+// forgotten topics; the rack id last.
 std::string EncodeFetchRequest(const FetchRequest& request);
 
 struct AbortedTransaction {
@@ -64,6 +67,9 @@ struct FetchedPartition {
   int64_t log_start_offset = -1;
   // Sorted by first_offset by the decoder: the broker lists them in the order they ended.
   std::vector<AbortedTransaction> aborted;
+  // The follower the leader would have this reader fetch the partition from (KIP-392), or -1;
+  // a response that names one has no records for the partition.
+  int32_t preferred_read_replica = -1;
   // The partition's record batches, a view into the response; the last batch may be cut short
   // (the broker stops at the byte limits), and a null records field is empty.
   std::string_view records;
