@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -76,37 +77,53 @@ final class KafkaAdmin {
 
     private static void awaitLocalLogs(Admin admin, String topic)
             throws InterruptedException, ExecutionException, TimeoutException {
-        Collection<TopicPartitionReplica> replicas =
-                admin
-                        .describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(topic)
-                        .partitions()
-                        .stream()
-                        .flatMap(
-                                p ->
-                                        p.replicas().stream()
-                                                .map(
-                                                        node ->
-                                                                new TopicPartitionReplica(
-                                                                        topic,
-                                                                        p.partition(),
-                                                                        node.id())))
-                        .toList();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!admin
-                .describeReplicaLogDirs(replicas)
-                .all()
-                .get(10, TimeUnit.SECONDS)
-                .values()
-                .stream()
-                .allMatch(info -> info.getCurrentReplicaLogDir() != null)) {
+        while (!hasLogs(admin, topic)) {
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException("the brokers have no log for " + topic + " after 30 s");
             }
             // An admin round trip paces this wait; the pause keeps it off the two cores.
             Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Whether every replica of {@code topic} has its log. A broker that does not know the topic yet
+     * (its metadata lags the controller's) has none.
+     */
+    private static boolean hasLogs(Admin admin, String topic)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            Collection<TopicPartitionReplica> replicas =
+                    admin
+                            .describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(10, TimeUnit.SECONDS)
+                            .get(topic)
+                            .partitions()
+                            .stream()
+                            .flatMap(
+                                    p ->
+                                            p.replicas().stream()
+                                                    .map(
+                                                            node ->
+                                                                    new TopicPartitionReplica(
+                                                                            topic,
+                                                                            p.partition(),
+                                                                            node.id())))
+                            .toList();
+            return admin
+                    .describeReplicaLogDirs(replicas)
+                    .all()
+                    .get(10, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .allMatch(info -> info.getCurrentReplicaLogDir() != null);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw e;
         }
     }
 
