@@ -1,5 +1,6 @@
 package dev.sluice.flink.source.enumerator;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,7 +18,9 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** {@link ClusterMetadata} through a Kafka Admin client. */
@@ -55,8 +58,23 @@ public final class AdminClusterMetadata implements ClusterMetadata {
                                                                         d.name(), p.partition()),
                                                                 p.leader() == null
                                                                         ? ""
-                                                                        : p.leader().host())))
+                                                                        : p.leader().host(),
+                                                                localHosts(p))))
                 .toList();
+    }
+
+    /** The leader's host, then those of the in-sync followers in a rack (PartitionLeader). */
+    static List<String> localHosts(TopicPartitionInfo partition) {
+        List<String> hosts = new ArrayList<>();
+        if (partition.leader() != null) {
+            hosts.add(partition.leader().host());
+        }
+        for (Node replica : partition.isr()) {
+            if (replica.hasRack() && !replica.equals(partition.leader())) {
+                hosts.add(replica.host());
+            }
+        }
+        return hosts;
     }
 
     @Override

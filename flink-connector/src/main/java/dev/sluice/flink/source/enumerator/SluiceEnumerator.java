@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Discovers the subscription's partitions, makes one split per partition with resolved offsets, and
- * places each on a reader on its leader's host when there is one ({@link SplitPlacement}), which is
- * where that reader finds a {@code sluice-brokerd} serving the partition from local memory.
+ * places each on a reader on a host whose broker holds it, its leader's or an in-sync follower's in
+ * a rack, when there is one ({@link SplitPlacement}), which is where that reader finds a {@code
+ * sluice-brokerd} serving the partition from local memory.
  *
  * <p>Splits are placed once every reader has registered, so that every host's readers are known. An
  * unbounded source discovers new partitions every {@code discoveryIntervalMs} (0: once), also when
@@ -111,6 +112,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
                                     ? ""
                                     : ", or set a partition discovery interval to wait for one"));
         }
+        placement.learn(all);
         List<PartitionLeader> fresh =
                 all.stream().filter(p -> !known.contains(p.partition())).toList();
         if (fresh.isEmpty()) {
@@ -176,7 +178,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
             registered.forEach((subtask, info) -> hosts.put(subtask, info.getLocation()));
             Map<Integer, List<SluiceSplit>> assignment = new HashMap<>();
             for (SluiceSplit split : unassigned) {
-                int subtask = placement.choose(split.leaderHost(), hosts, load);
+                int subtask = placement.choose(split, hosts, load);
                 load.merge(subtask, 1, Integer::sum);
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 assigned.add(split.partition());

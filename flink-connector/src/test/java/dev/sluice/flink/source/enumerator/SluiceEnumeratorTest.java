@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.flink.source.SluiceOffsets;
 import dev.sluice.flink.source.split.SluiceSplit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +15,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +40,16 @@ class SluiceEnumeratorTest {
 
         FixedCluster leader(String topic, int partition, String host) {
             partitions.add(new PartitionLeader(new TopicPartition(topic, partition), host));
+            return this;
+        }
+
+        /**
+         * A partition led on {@code host} with in-sync followers in a rack on {@code followers}.
+         */
+        FixedCluster replicated(int partition, String host, String... followers) {
+            List<String> local = new ArrayList<>(List.of(host));
+            local.addAll(List.of(followers));
+            partitions.add(new PartitionLeader(new TopicPartition(TOPIC, partition), host, local));
             return this;
         }
 
@@ -297,11 +310,77 @@ class SluiceEnumeratorTest {
     }
 
     @Test
+    void placesASplitOnTheLeastLoadedReaderOnAHostOfAnyInSyncReplica() throws Exception {
+        var context = new TestingSplitEnumeratorContext<SluiceSplit>(3);
+        // Every partition is led on host-a; host-b holds an in-sync follower in a rack of each,
+        // host-c of none: host-a's and host-b's daemons read locally, host-c's would not.
+        FixedCluster cluster = new FixedCluster();
+        for (int p = 0; p < 4; p++) {
+            cluster.replicated(p, "host-a", "host-b");
+        }
+        try (SluiceEnumerator enumerator =
+                enumerator(context, cluster, null, SluiceEnumeratorState.empty())) {
+            enumerator.start();
+            context.triggerAllActions();
+            context.registerReader(0, "host-a");
+            context.registerReader(1, "host-b");
+            context.registerReader(2, "host-c");
+            for (int subtask = 0; subtask < 3; subtask++) {
+                enumerator.addReader(subtask);
+            }
+            assertThat(partitionsOf(context, 0)).hasSize(2);
+            assertThat(partitionsOf(context, 1))
+                    .as("the follower's host shares the partitions")
+                    .hasSize(2);
+            assertThat(partitionsOf(context, 2)).isEmpty();
+        }
+    }
+
+    @Test
+    void theLocalHostsAreTheLeadersAndThoseOfInSyncFollowersInARack() {
+        Node leader = new Node(1, "host-a", 9092, "rack-a");
+        Node inRack = new Node(2, "host-b", 9092, "rack-b");
+        Node noRack = new Node(3, "host-c", 9092);
+        Node outOfSync = new Node(4, "host-d", 9092, "rack-d");
+        TopicPartitionInfo partition =
+                new TopicPartitionInfo(
+                        0,
+                        leader,
+                        List.of(leader, inRack, noRack, outOfSync),
+                        List.of(noRack, inRack, leader));
+        assertThat(AdminClusterMetadata.localHosts(partition))
+                .as("a follower without a rack is never a preferred read replica")
+                .containsExactly("host-a", "host-b");
+        assertThat(
+                        AdminClusterMetadata.localHosts(
+                                new TopicPartitionInfo(0, null, List.of(inRack), List.of())))
+                .as("no leader, nobody in sync")
+                .isEmpty();
+    }
+
+    @Test
+    void aRestoredSplitBeforeAnyDiscoveryGoesToItsLeadersHost() {
+        SplitPlacement placement = new SplitPlacement();
+        int chosen =
+                placement.choose(
+                        new SluiceSplit(
+                                new TopicPartition(TOPIC, 0),
+                                0,
+                                SluiceSplit.NO_STOPPING_OFFSET,
+                                "host-b"),
+                        Map.of(0, "host-a", 1, "host-b"),
+                        Map.of(1, 5));
+        assertThat(chosen).isEqualTo(1);
+    }
+
+    @Test
     void treatsLocalhostAndTheLoopbackAddressAsOneHost() {
         SplitPlacement placement = new SplitPlacement();
         int chosen =
                 placement.choose(
-                        "127.0.0.1", Map.of(0, "remote.example", 1, "localhost"), Map.of(1, 5));
+                        List.of("127.0.0.1"),
+                        Map.of(0, "remote.example", 1, "localhost"),
+                        Map.of(1, 5));
         assertThat(chosen).isEqualTo(1);
     }
 
