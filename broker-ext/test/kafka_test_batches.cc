@@ -13,11 +13,6 @@
 
 namespace sluice::brokerd::kafka {
 
-::testing::AssertionResult Mentions(std::string_view message, std::string_view text) {
-  if (message.find(text) != std::string_view::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << '"' << message << "\" does not mention \"" << text << '"';
-}
-
 // ---- A test-only encoder: builds what a broker sends, field by field. ----
 
 void PutVarint(std::string& out, uint64_t v) {

@@ -3,8 +3,6 @@
 // compressors as Kafka's clients use them, and a walk of RecordBatchReader copied out of its views.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,12 +14,10 @@
 
 #include "kafka/fetch_protocol.h"
 #include "kafka/record_batch_reader.h"
+#include "mentions.h"
 #include "sluice/status.h"
 
 namespace sluice::brokerd::kafka {
-
-// Whether an error message says `text`; shows the message when not.
-::testing::AssertionResult Mentions(std::string_view message, std::string_view text);
 
 // ---- A test-only encoder: builds what a broker sends, field by field. ----
 

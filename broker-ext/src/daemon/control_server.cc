@@ -25,10 +25,9 @@ using namespace std::chrono_literals;
 using protocol::ErrorCode;
 
 constexpr auto kTick = 100ms;
+// The bound on the metadata and committed-offset lookups of a SUBSCRIBE (docs/brokerd.md, "How
+// it works").
 constexpr auto kKafkaTimeout = 5000ms;
-constexpr size_t kMaxSubscriptions = 256;
-// Shared memory is RAM: one subscription may not ask for more than this.
-constexpr uint64_t kMaxSegmentBytes = 4ull << 30;
 
 uint64_t MonotonicNanos() {
   timespec now{};
@@ -105,17 +104,22 @@ Status ClaimSocketPath(const std::string& path) {
   return Status::OK();
 }
 
-int64_t KafkaStart(protocol::StartPosition start, int64_t offset) {
-  switch (start) {
-    case protocol::StartPosition::kEarliest:
-      return RD_KAFKA_OFFSET_BEGINNING;
-    case protocol::StartPosition::kLatest:
-      return RD_KAFKA_OFFSET_END;
-    case protocol::StartPosition::kOffset:
-      return offset;
+// A planner's questions to Kafka, asked through a fetch session's librdkafka handle.
+class SessionDirectory final : public PartitionDirectory {
+ public:
+  explicit SessionDirectory(FetchSession& session) : session_(session) {}
+
+  Result<std::vector<PartitionLeader>> Describe(const std::string& topic) override {
+    return session_.Describe(topic, kKafkaTimeout);
   }
-  return RD_KAFKA_OFFSET_BEGINNING;
-}
+  Result<std::map<int32_t, int64_t>> Committed(const std::string& topic,
+                                               const std::vector<int32_t>& partitions) override {
+    return session_.Committed(topic, partitions, kKafkaTimeout);
+  }
+
+ private:
+  FetchSession& session_;
+};
 
 }  // namespace
 
@@ -165,6 +169,7 @@ ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int l
       metrics_(metrics),
       listener_(listener),
       names_(std::move(names)),
+      planner_(config),
       connections_gauge_(metrics.gauge("sluice_connections", "Open reader connections")),
       subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
 
@@ -332,111 +337,17 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
   }
 }
 
-Result<SubscriptionPlan> ControlServer::Plan(const protocol::Subscribe& request,
-                                             bool read_committed, ErrorCode& code) {
-  code = ErrorCode::kBadRequest;
-  if (request.reorder_window_bytes > config_.reorder_window_bytes) {
-    return Status::InvalidArgument(
-        "reorder_window_bytes = " + std::to_string(request.reorder_window_bytes) +
-        ": above sluice.reorder.window.bytes, " + std::to_string(config_.reorder_window_bytes));
+PlanOutcome ControlServer::Plan(const protocol::Subscribe& request, bool read_committed) {
+  if (std::optional<SubscribeRefusal> refusal = planner_.Admit(
+          request, {.subscriptions = subscription_count_, .segment_bytes = segment_bytes_})) {
+    return *std::move(refusal);
   }
-  if (request.slot_size * request.slot_count > kMaxSegmentBytes) {
-    return Status::InvalidArgument(
-        "slot_count × slot_size = " + std::to_string(request.slot_size * request.slot_count) +
-        " bytes: the daemon allows at most " + std::to_string(kMaxSegmentBytes));
-  }
-  if (request.local_leaders && !config_.broker_id.has_value()) {
-    return Status::InvalidArgument("flags = LOCAL_LEADERS: sluice.broker.id is not configured");
-  }
-  code = ErrorCode::kSubscriptionLimit;
-  if (subscription_count_ >= kMaxSubscriptions) {
-    return Status::InvalidArgument("the daemon holds " + std::to_string(kMaxSubscriptions) +
-                                   " subscriptions, its limit");
-  }
-  // Every segment's memory is reserved when it is made (docs/formats.md, "File layout"), so the
-  // total is what the segments take of the host's RAM, whatever the readers do with them.
-  const uint64_t asked = uint64_t{request.slot_count} * request.slot_size;
-  if (asked >
-      config_.segment_max_total_bytes - std::min(segment_bytes_, config_.segment_max_total_bytes)) {
-    return Status::InvalidArgument(
-        "segment folder " + config_.segment_dir + ": slot_count × slot_size = " +
-        std::to_string(asked) + " bytes beside the " + std::to_string(segment_bytes_) +
-        " of the daemon's segments would exceed sluice.segment.max.total.bytes = " +
-        std::to_string(config_.segment_max_total_bytes));
-  }
-
-  code = ErrorCode::kInternal;
-  SLUICE_ASSIGN_OR_RETURN(FetchSession * metadata,
-                          SessionFor(request.group_id, read_committed, "", {}));
-  Result<std::vector<PartitionLeader>> described = metadata->Describe(request.topic, kKafkaTimeout);
-  if (!described.ok()) {
-    if (described.status().code() == StatusCode::kInvalidArgument) code = ErrorCode::kUnknownTopic;
-    return described.status();
-  }
-  std::map<int32_t, int64_t> starts;
-  std::vector<int32_t> partitions;
-  if (request.local_leaders) {
-    for (const PartitionLeader& p : *described) {
-      if (p.leader == *config_.broker_id) partitions.push_back(p.partition);
-    }
-  } else {
-    for (const protocol::PartitionStart& entry : request.partitions) {
-      const bool exists = std::ranges::any_of(
-          *described, [&](const PartitionLeader& p) { return p.partition == entry.partition; });
-      if (!exists) {
-        code = ErrorCode::kUnknownTopic;
-        return Status::InvalidArgument("partitions: topic " + request.topic + " has no partition " +
-                                       std::to_string(entry.partition));
-      }
-      partitions.push_back(entry.partition);
-    }
-  }
-  if (partitions.empty()) {
-    code = ErrorCode::kBadRequest;
-    return Status::InvalidArgument("flags = LOCAL_LEADERS: no partition of " + request.topic +
-                                   " has its leader on broker " +
-                                   std::to_string(*config_.broker_id));
-  }
-  SLUICE_ASSIGN_OR_RETURN(auto committed,
-                          metadata->Committed(request.topic, partitions, kKafkaTimeout));
-  for (int32_t partition : partitions) {
-    auto entry =
-        std::ranges::find(request.partitions, partition, &protocol::PartitionStart::partition);
-    if (entry != request.partitions.end()) {
-      starts[partition] = KafkaStart(entry->start, entry->offset);
-    } else if (auto found = committed.find(partition); found != committed.end()) {
-      starts[partition] = found->second;
-    } else {
-      starts[partition] = KafkaStart(request.default_start, 0);
-    }
-  }
-
-  SubscriptionPlan plan;
-  plan.id = next_subscription_id_++;
-  plan.topic = request.topic;
-  plan.starts = std::move(starts);
-  plan.slot_count = request.slot_count;
-  plan.slot_size = request.slot_size;
-  plan.segment_dir = config_.segment_dir;
-  plan.liveness_timeout = config_.liveness_timeout;
-  plan.access_group = config_.access_group;
-  plan.pause_after = config_.pause_after;
-  plan.kafka = config_.kafka;
-  plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&
-                      NativeFetchSettings::Applies(config_.kafka);
-  plan.read_committed = read_committed;
-  if (request.mode == protocol::Mode::kChunkStreams) {
-    plan.kind = ObjectKind::kChunks;
-    plan.sequencing.window_bytes = request.reorder_window_bytes != 0 ? request.reorder_window_bytes
-                                                                     : config_.reorder_window_bytes;
-    plan.sequencing.gap_timeout = config_.gap_timeout;
-    plan.sequencing.job_filter = request.job_filter;
-    for (const protocol::StreamStart& start : request.streams) {
-      plan.sequencing.resume.push_back({StreamKey{start.job, start.stream}, start.next_seq});
-    }
-    plan.dead_letter_topic = config_.dead_letter_topic;
-  }
-  return plan;
+  // Metadata and committed offsets are asked through any session of the group and isolation
+  // level: the subscription's own is chosen once its partitions are known.
+  Result<FetchSession*> metadata = SessionFor(request.group_id, read_committed, "", {});
+  if (!metadata.ok()) return SubscribeRefusal{ErrorCode::kInternal, metadata.status().message()};
+  SessionDirectory directory(**metadata);
+  return planner_.Plan(request, read_committed, directory);
 }
 
 Result<FetchSession*> ControlServer::SessionFor(const std::string& group_id, bool read_committed,
@@ -472,22 +383,22 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
   const bool read_committed = connection.version >= protocol::kIsolationAndGapVersion
                                   ? !request.read_uncommitted
                                   : ReadsCommitted(config_.kafka);
-  ErrorCode code = ErrorCode::kInternal;
-  Result<SubscriptionPlan> plan = Plan(request, read_committed, code);
-  if (!plan.ok()) {
-    SendError(connection, request_id, 0, code, plan.status().message());
+  PlanOutcome outcome = Plan(request, read_committed);
+  if (const auto* refusal = std::get_if<SubscribeRefusal>(&outcome)) {
+    SendError(connection, request_id, 0, refusal->code, refusal->message);
     return;
   }
+  const SubscriptionPlan& plan = std::get<SubscriptionPlan>(outcome);
   std::vector<int32_t> partitions;
-  for (const auto& [partition, offset] : plan->starts) partitions.push_back(partition);
+  for (const auto& [partition, offset] : plan.starts) partitions.push_back(partition);
   Result<FetchSession*> session =
-      SessionFor(request.group_id, read_committed, plan->topic, partitions);
+      SessionFor(request.group_id, read_committed, plan.topic, partitions);
   if (!session.ok()) {
     SendError(connection, request_id, 0, ErrorCode::kInternal, session.status().message());
     return;
   }
   Result<std::unique_ptr<Subscription>> subscription =
-      Subscription::Start(*plan, **session, metrics_, names_);
+      Subscription::Start(plan, **session, metrics_, names_);
   if (!subscription.ok()) {
     // A segment folder with no room for the segment (a tmpfs too small) is a limit the reader
     // may meet again later, not a daemon failure; the daemon and its other subscriptions go on
@@ -499,8 +410,8 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
     return;
   }
   Log(LogLevel::kInfo, "subscribed",
-      {{"subscription", std::to_string(plan->id)},
-       {"topic", plan->topic},
+      {{"subscription", std::to_string(plan.id)},
+       {"topic", plan.topic},
        {"partitions", std::to_string(partitions.size())},
        {"segment", (*subscription)->segment_name()},
        {"group", request.group_id.empty() ? "-" : request.group_id},
@@ -511,7 +422,7 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
   if (connection.version < protocol::kSegmentDirVersion) answer.segment_dir.clear();
   Send(connection, request_id, std::move(answer));
   segment_bytes_ += (*subscription)->segment_bytes();
-  connection.subscriptions.emplace(plan->id, subscription.MoveValue());
+  connection.subscriptions.emplace(plan.id, subscription.MoveValue());
   ++subscription_count_;
   subscriptions_gauge_.Set(static_cast<int64_t>(subscription_count_));
 }

@@ -20,6 +20,7 @@
 #include "daemon/metrics.h"
 #include "daemon/segment_names.h"
 #include "daemon/subscription.h"
+#include "daemon/subscription_planner.h"
 #include "ingest/fetch_session.h"
 #include "protocol/frame_reader.h"
 #include "protocol/messages.h"
@@ -67,8 +68,9 @@ class ControlServer {
   void Receive(Connection& connection);
   void Handle(Connection& connection, const protocol::Frame& frame);
   void Subscribe(Connection& connection, uint64_t request_id, const protocol::Subscribe& request);
-  Result<SubscriptionPlan> Plan(const protocol::Subscribe& request, bool read_committed,
-                                protocol::ErrorCode& code);
+  // The planner's outcome for `request`, asking Kafka through a session of its group and level
+  // once the request is within the daemon's limits.
+  PlanOutcome Plan(const protocol::Subscribe& request, bool read_committed);
   // A session of the group and isolation level that can take the partitions, made if none can.
   Result<FetchSession*> SessionFor(const std::string& group_id, bool read_committed,
                                    const std::string& topic,
@@ -88,7 +90,7 @@ class ControlServer {
   SegmentNames names_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::unique_ptr<FetchSession>> sessions_;
-  uint64_t next_subscription_id_ = 1;
+  SubscriptionPlanner planner_;
   size_t subscription_count_ = 0;
   // Slot bytes of every subscription's segment, bounded by sluice.segment.max.total.bytes.
   uint64_t segment_bytes_ = 0;
