@@ -64,7 +64,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       running job; {@code --await ID,...} checks jobs submitted before.
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
- *       daemon on its partition's leader's host.
+ *       daemon from its own host's broker, the partition's leader or its follower in that rack.
  *   <li>{@code locality}: each chunk topic's leaders on its output location's host, and the share
  *       of the completed jobs' tasks computed on their output location's host.
  * </ul>
@@ -468,7 +468,7 @@ public final class ClusterChecks {
                     logged);
         }
 
-        Map<String, Map<String, Long>> before = DaemonMetrics.fetchedByLeader();
+        Map<String, Map<String, Long>> before = DaemonMetrics.fetchedByBroker();
         long started = System.nanoTime();
         String jar = flink.upload(Path.of(Topology.EXAMPLE_JOB_JAR));
         String jobId =
@@ -510,7 +510,7 @@ public final class ClusterChecks {
                 });
         double seconds = (System.nanoTime() - started) / 1e9;
         Map<String, String> accumulators = flink.accumulators(jobId);
-        Map<String, Map<String, Long>> after = DaemonMetrics.fetchedByLeader();
+        Map<String, Map<String, Long>> after = DaemonMetrics.fetchedByBroker();
 
         boolean ok = true;
         long counted = Long.parseLong(accumulators.getOrDefault("records", "-1"));
@@ -540,15 +540,15 @@ public final class ClusterChecks {
         long remote = 0;
         for (String daemonHost : Topology.BROKER_HOSTS.values()) {
             Map<String, Long> was = before.getOrDefault(daemonHost, Map.of());
-            for (var leader : after.getOrDefault(daemonHost, Map.of()).entrySet()) {
-                long fetched = leader.getValue() - was.getOrDefault(leader.getKey(), 0L);
+            for (var broker : after.getOrDefault(daemonHost, Map.of()).entrySet()) {
+                long fetched = broker.getValue() - was.getOrDefault(broker.getKey(), 0L);
                 if (fetched == 0) {
                     continue;
                 }
-                boolean isLocal = leader.getKey().startsWith(daemonHost + ":");
+                boolean isLocal = broker.getKey().startsWith(daemonHost + ":");
                 System.out.printf(
-                        "daemon     %s fetched %d records from the leader at %s (%s)%n",
-                        daemonHost, fetched, leader.getKey(), isLocal ? "its host" : "REMOTE");
+                        "daemon     %s fetched %d records from the broker at %s (%s)%n",
+                        daemonHost, fetched, broker.getKey(), isLocal ? "its host" : "REMOTE");
                 if (isLocal) {
                     local += fetched;
                 } else {
@@ -559,8 +559,8 @@ public final class ClusterChecks {
         double fraction = local + remote == 0 ? 0 : (double) local / (local + remote);
         System.out.printf(
                 Locale.ROOT,
-                "locality   %.3f of the records fetched were fetched by the daemon on their"
-                        + " leader's host (%d of %d)%n",
+                "locality   %.3f of the records fetched were fetched by the daemon on the host of"
+                        + " the broker they came from, leader or follower (%d of %d)%n",
                 fraction,
                 local,
                 local + remote);

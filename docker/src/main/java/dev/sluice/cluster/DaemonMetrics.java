@@ -13,22 +13,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What each host's {@code sluice-brokerd} fetched from which leader, read from its Prometheus
+ * What each host's {@code sluice-brokerd} fetched from which broker, read from its Prometheus
  * endpoint ({@code sluice_fetch_records_total}, docs/brokerd.md): a daemon that reads only its own
- * host's leaders is what the source's placement is for.
+ * host's broker, the partition's leader or, with rack awareness, its follower there, is what the
+ * source's placement is for.
  */
 final class DaemonMetrics {
     private static final Pattern FETCHED =
             Pattern.compile(
-                    "^sluice_fetch_records_total\\{leader=\"([^\"]+)\"\\} (\\d+)",
+                    "^sluice_fetch_records_total\\{broker=\"([^\"]+)\"\\} (\\d+)",
                     Pattern.MULTILINE);
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private DaemonMetrics() {}
 
-    /** Records fetched so far, by daemon host, then by leader address. */
-    static Map<String, Map<String, Long>> fetchedByLeader()
+    /** Records fetched so far, by daemon host, then by broker address. */
+    static Map<String, Map<String, Long>> fetchedByBroker()
             throws IOException, InterruptedException {
         Map<String, Map<String, Long>> fetched = new TreeMap<>();
         for (String host : Topology.BROKER_HOSTS.values()) {
@@ -41,12 +42,12 @@ final class DaemonMetrics {
             if (metrics.statusCode() != 200) {
                 throw new IOException(host + " metrics: HTTP " + metrics.statusCode());
             }
-            Map<String, Long> byLeader = new HashMap<>();
+            Map<String, Long> byBroker = new HashMap<>();
             Matcher m = FETCHED.matcher(metrics.body());
             while (m.find()) {
-                byLeader.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
+                byBroker.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
             }
-            fetched.put(host, byLeader);
+            fetched.put(host, byBroker);
         }
         return fetched;
     }
