@@ -40,6 +40,11 @@ import org.apache.flink.util.UserCodeClassLoader;
  *         .build();
  * env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders");
  * }</pre>
+ *
+ * <p>What a {@code KafkaSource} job sets carries over under the same names: a topic pattern or a
+ * partition set, starting offsets at a timestamp or from a map with a reset, stopping offsets with
+ * {@code setBounded} or {@code setUnbounded}, a client id prefix, and its deserialization schema
+ * through {@link SluiceDeserializationSchema#of} (docs/flink-source.md, "Coming from KafkaSource").
  */
 @PublicEvolving
 public final class SluiceSource<T>

@@ -82,8 +82,8 @@ public final class SluiceSourceBuilder<T> {
     }
 
     /**
-     * Reads every partition of these topics; one of this, {@link #setTopicPattern}, {@link
-     * #setPartitions}.
+     * Reads every partition of these topics, also partitions added later; call one of this, {@link
+     * #setTopicPattern} and {@link #setPartitions}.
      */
     public SluiceSourceBuilder<T> setTopics(List<String> topics) {
         this.topics = new ArrayList<>(topics);

@@ -7,6 +7,7 @@ import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,30 +15,42 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.util.RestartStrategyUtils;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -82,9 +95,13 @@ class SluiceSourceIT {
     }
 
     private static SluiceSourceBuilder<String> source(String topic, ReadMode mode) {
+        return reading(mode).setTopics(topic);
+    }
+
+    /** A source of strings in this mode, for a subscription still to set. */
+    private static SluiceSourceBuilder<String> reading(ReadMode mode) {
         return SluiceSource.<String>builder()
                 .setBootstrapServers(KAFKA.bootstrapServers())
-                .setTopics(topic)
                 .setReadMode(mode)
                 .setBrokerdSocket(BROKERD.socket())
                 .setValueOnlyDeserializer(new SimpleStringSchema());
@@ -419,6 +436,382 @@ class SluiceSourceIT {
                         .build();
         assertThatThrownBy(() -> collectAll(env, src))
                 .hasStackTraceContaining(topic + "-0 offset 7: not a valid order");
+    }
+
+    private static final ReadMode[] BOTH = {ReadMode.PUSH, ReadMode.PULL};
+
+    /** Writes these records and waits until the broker has them all. */
+    private static void send(List<ProducerRecord<byte[], byte[]>> records) {
+        Properties props = KAFKA.broker().clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            records.forEach(producer::send);
+        }
+    }
+
+    /** {@code count} records "prefix-i" on partition 0 of {@code topic}. */
+    private static Set<String> sendValues(String topic, String prefix, int count) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        Set<String> values = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            values.add(prefix + "-" + i);
+            records.add(new ProducerRecord<>(topic, 0, null, bytes(prefix + "-" + i)));
+        }
+        send(records);
+        return values;
+    }
+
+    /** Reads from {@code it} until every value of {@code expected} came, each once. */
+    private static Set<String> readUntil(CloseableIterator<String> it, Set<String> expected) {
+        Set<String> seen = new HashSet<>();
+        while (!seen.containsAll(expected)) {
+            String value = it.next();
+            assertThat(seen.add(value)).as("once: " + value).isTrue();
+        }
+        return seen;
+    }
+
+    // setUnbounded: each partition stops, the source does not, and its discovery goes on after
+    // every partition it had has stopped: a topic the pattern matches, created then, is read up to
+    // its own stop. The stops are given (a topic created after the start has no end offset yet
+    // that its discovery could not race), and records past them are written before they could be
+    // read, so a stop not kept would show.
+    @Test
+    void aTopicPatternPicksUpTopicsCreatedLaterAndSetUnboundedStopsEachAtItsEnd() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        for (ReadMode mode : BOTH) {
+            String prefix =
+                    "pattern-" + mode.name().toLowerCase() + "-" + ProcessHandle.current().pid();
+            KAFKA.broker().createTopic(prefix + "-a", 1);
+            Set<String> first = sendValues(prefix + "-a", "a", 30);
+            Set<String> pastTheStops = sendValues(prefix + "-a", "late-a", 10);
+            SluiceSource<String> src =
+                    reading(mode)
+                            .setTopicPattern(Pattern.compile(Pattern.quote(prefix) + "-.*"))
+                            .setPartitionDiscoveryInterval(Duration.ofMillis(300))
+                            .setUnbounded(
+                                    SluiceOffsets.offsets(
+                                            Map.of(
+                                                    new TopicPartition(prefix + "-a", 0), 30L,
+                                                    new TopicPartition(prefix + "-b", 0), 20L)))
+                            .build();
+            assertThat(src.getBoundedness()).isEqualTo(Boundedness.CONTINUOUS_UNBOUNDED);
+            try (CloseableIterator<String> it =
+                    env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                            .executeAndCollect()) {
+                assertThat(readUntil(it, first)).as(mode.name()).isEqualTo(first);
+                KAFKA.broker().createTopic(prefix + "-b", 1);
+                Set<String> second = sendValues(prefix + "-b", "b", 20);
+                pastTheStops.addAll(sendValues(prefix + "-b", "late-b", 10));
+                assertThat(readUntil(it, second))
+                        .as(mode.name())
+                        .isEqualTo(second)
+                        .doesNotContainAnyElementsOf(pastTheStops);
+            }
+        }
+    }
+
+    @Test
+    void aPartitionSetReadsThosePartitionsOnly() throws Exception {
+        String topic = KAFKA.createTopic(3);
+        int count = 300;
+        produce(topic, 3, count, 20);
+        Set<String> expected = new HashSet<>();
+        // produce() writes record i to partition i % 3.
+        for (int i = 0; i < count; i++) {
+            if (i % 3 != 1) {
+                expected.add(String.format("%-20s", "record-" + i));
+            }
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        for (ReadMode mode : BOTH) {
+            SluiceSource<String> src =
+                    reading(mode)
+                            .setPartitions(
+                                    Set.of(
+                                            new TopicPartition(topic, 0),
+                                            new TopicPartition(topic, 2)))
+                            .setBounded(SluiceOffsets.latest())
+                            .build();
+            assertThat(collectAll(env, src)).as(mode.name()).isEqualTo(expected);
+        }
+        SluiceSource<String> missing =
+                reading(ReadMode.PULL)
+                        .setPartitions(Set.of(new TopicPartition(topic, 5)))
+                        .setBounded(SluiceOffsets.latest())
+                        .build();
+        assertThatThrownBy(() -> runToFailure(missing))
+                .hasStackTraceContaining(
+                        "partitions [" + topic + "-5] of setPartitions do not exist");
+    }
+
+    /**
+     * Runs a job whose enumerator fails, without restarts. Into a discarding sink: a collect sink
+     * cancelled while it initializes fails in its close, which kills the MiniCluster's TaskManager
+     * for the tests after.
+     */
+    private static void runToFailure(SluiceSource<String> src) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        RestartStrategyUtils.configureNoRestartStrategy(env);
+        env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                .sinkTo(new DiscardingSink<>());
+        env.execute();
+    }
+
+    /** Ten records at timestamps 1000.., then ten at 5_000_000.., on one partition. */
+    private static String topicWithTwoEras() {
+        String topic = KAFKA.createTopic(1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            long timestamp = (i < 10 ? 1000 : 5_000_000) + i;
+            records.add(new ProducerRecord<>(topic, 0, timestamp, null, bytes("r" + i)));
+        }
+        send(records);
+        return topic;
+    }
+
+    private static Set<String> values(int from, int to) {
+        Set<String> values = new HashSet<>();
+        for (int i = from; i < to; i++) {
+            values.add("r" + i);
+        }
+        return values;
+    }
+
+    @Test
+    void timestampsStartAndStopAtTheFirstRecordAtOrAfterThem() throws Exception {
+        String topic = topicWithTwoEras();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        for (ReadMode mode : BOTH) {
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setStartingOffsets(SluiceOffsets.timestamp(5_000_000))
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as(mode.name())
+                    .isEqualTo(values(10, 20));
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setStartingOffsets(SluiceOffsets.timestamp(1005))
+                                            .setBounded(SluiceOffsets.timestamp(5_000_014))
+                                            .build()))
+                    .as(mode.name())
+                    .isEqualTo(values(5, 14));
+        }
+    }
+
+    @Test
+    void givenOffsetsLeaveTheOtherPartitionsToTheCommittedOffsetThenTheReset() throws Exception {
+        String topic = KAFKA.createTopic(3);
+        produce(topic, 3, 30, 10);
+        String group = "offsets-" + topic;
+        try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+            admin.alterConsumerGroupOffsets(
+                            group, Map.of(new TopicPartition(topic, 1), new OffsetAndMetadata(4)))
+                    .all()
+                    .get();
+        }
+        // produce() writes record i to partition i % 3 at offset i / 3.
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < 30; i++) {
+            if ((i % 3 == 0 && i / 3 >= 7) || (i % 3 == 1 && i / 3 >= 4)) {
+                expected.add(String.format("%-10s", "record-" + i));
+            }
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        Map<TopicPartition, Long> given = Map.of(new TopicPartition(topic, 0), 7L);
+        for (ReadMode mode : BOTH) {
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setGroupId(group)
+                                            .setStartingOffsets(
+                                                    SluiceOffsets.offsets(
+                                                            given, OffsetResetStrategy.LATEST))
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as(mode.name())
+                    .isEqualTo(expected);
+        }
+        SluiceSource<String> none =
+                source(topic, ReadMode.PULL)
+                        .setGroupId(group)
+                        .setStartingOffsets(SluiceOffsets.offsets(given, OffsetResetStrategy.NONE))
+                        .setBounded(SluiceOffsets.latest())
+                        .build();
+        assertThatThrownBy(() -> runToFailure(none))
+                .hasStackTraceContaining("no offset for [" + topic + "-2]");
+    }
+
+    /** What a KafkaSource job might have: every field of the ConsumerRecord, as text. */
+    private static final class DescribesConsumerRecords
+            implements KafkaRecordDeserializationSchema<String> {
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<String> out) {
+            Header header = record.headers().lastHeader("h");
+            out.collect(
+                    String.join(
+                            " ",
+                            record.topic() + "-" + record.partition() + "@" + record.offset(),
+                            "t=" + record.timestamp() + "/" + record.timestampType(),
+                            "k="
+                                    + new String(record.key(), StandardCharsets.UTF_8)
+                                    + "/"
+                                    + record.serializedKeySize(),
+                            "v="
+                                    + new String(record.value(), StandardCharsets.UTF_8)
+                                    + "/"
+                                    + record.serializedValueSize(),
+                            "h=" + new String(header.value(), StandardCharsets.UTF_8)));
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+
+    @Test
+    void aKafkaRecordDeserializationSchemaReadsRecordsAsAKafkaConsumerReturnsThem()
+            throws Exception {
+        String topic = KAFKA.createTopic(1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            records.add(
+                    new ProducerRecord<>(
+                            topic,
+                            0,
+                            7000L + i,
+                            bytes("key" + i),
+                            bytes("value" + i),
+                            List.of(new RecordHeader("h", bytes("header" + i)))));
+        }
+        send(records);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        for (ReadMode mode : BOTH) {
+            // PUSH records carry no timestamp type (docs/formats.md, Object schemas).
+            String type = mode == ReadMode.PUSH ? "NoTimestampType" : "CreateTime";
+            Set<String> expected = new HashSet<>();
+            for (int i = 0; i < 3; i++) {
+                expected.add(
+                        topic
+                                + "-0@"
+                                + i
+                                + " t="
+                                + (7000 + i)
+                                + "/"
+                                + type
+                                + " k=key"
+                                + i
+                                + "/4 v=value"
+                                + i
+                                + "/6 h=header"
+                                + i);
+            }
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setDeserializer(
+                                                    SluiceDeserializationSchema.of(
+                                                            new DescribesConsumerRecords()))
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as(mode.name())
+                    .isEqualTo(expected);
+            Set<String> values = Set.of("value0", "value1", "value2");
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setDeserializer(
+                                                    SluiceDeserializationSchema.of(
+                                                            KafkaRecordDeserializationSchema
+                                                                    .valueOnly(
+                                                                            StringDeserializer
+                                                                                    .class)))
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as("%s, KafkaSource's valueOnly", mode)
+                    .isEqualTo(values);
+            assertThat(
+                            collectAll(
+                                    env,
+                                    source(topic, mode)
+                                            .setDeserializer(
+                                                    SluiceDeserializationSchema.valueOnly(
+                                                            StringDeserializer.class))
+                                            .setBounded(SluiceOffsets.latest())
+                                            .build()))
+                    .as("%s, a Kafka Deserializer", mode)
+                    .isEqualTo(values);
+        }
+    }
+
+    /** Whether a Kafka client of this client.id is open in this JVM (its app-info MBean). */
+    private static boolean clientOpen(String type, String clientId) {
+        try {
+            return !ManagementFactory.getPlatformMBeanServer()
+                    .queryNames(
+                            new ObjectName("kafka." + type + ":type=app-info,id=" + clientId), null)
+                    .isEmpty();
+        } catch (MalformedObjectNameException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    @Test
+    void theClientIdPrefixNamesTheSourcesKafkaClients() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 1, 10, 10);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.enableCheckpointing(100);
+        String prefix = "prefix-" + topic;
+        SluiceSource<String> src =
+                source(topic, ReadMode.PULL)
+                        .setGroupId("group-" + topic)
+                        .setProperty("client.id", "overridden-" + topic)
+                        .setClientIdPrefix(prefix)
+                        .build();
+        try (CloseableIterator<String> it =
+                env.fromSource(src, WatermarkStrategy.noWatermarks(), "sluice")
+                        .executeAndCollect()) {
+            it.next();
+            Await.until(
+                    "the consumer, committer and enumerator's admin client are named after "
+                            + prefix,
+                    WAIT,
+                    () ->
+                            clientOpen("consumer", prefix + "-0")
+                                    && clientOpen("admin.client", prefix + "-0-commit")
+                                    && clientOpen(
+                                            "admin.client", prefix + "-enumerator-admin-client"));
+            assertThat(clientOpen("consumer", "overridden-" + topic)).isFalse();
+        }
+        SluiceSource<String> userId =
+                source(topic, ReadMode.PULL).setProperty("client.id", "mine-" + topic).build();
+        try (CloseableIterator<String> it =
+                env.fromSource(userId, WatermarkStrategy.noWatermarks(), "sluice")
+                        .executeAndCollect()) {
+            it.next();
+            Await.until(
+                    "a client.id without a prefix becomes the prefix",
+                    WAIT,
+                    () -> clientOpen("consumer", "mine-" + topic + "-0"));
+        }
     }
 
     /** Reads values as strings, except at offset 7, which it finds malformed. */
