@@ -114,7 +114,9 @@ SLUICE_EXPORT void sluice_writer_destroy(sluice_writer_t* writer);
 typedef struct sluice_reader_s sluice_reader_t;
 
 /* One object taken from the reader's lane. `data` points into the shared mapping and stays valid
- * until the object is released; the last two fields identify the slot for release. */
+ * until the object is released; the last two fields identify the slot for release. libsluice
+ * writes it into the caller's memory, so unlike a config it keeps its size: a field added later
+ * comes with a call of its own (native/README.md, "A config that grows"). */
 typedef struct sluice_object_s {
   const uint8_t* data; /* the Arrow IPC encapsulated RecordBatch message */
   size_t length;
