@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  * @param latenessP99Nanos paced readers: the 99th percentile of the chunks' lateness, as above
  * @param latenessMaxNanos paced readers: the largest lateness of a chunk, exact
  * @param startDelayNanos paced readers: the start buffer used, how long after it came the first
- *     chunk was handed out ({@link StreamReader.Builder#startDelay}, by default one task of the
+ *     chunk was handed out ({@link StreamReaderBuilder#startDelay}, by default one task of the
  *     stream at its rate when built from a job spec); 0 unpaced
  * @param startBufferBytes paced readers: the bytes of this reader's chunks that were there when its
  *     first chunk was handed out, that one included: what the start delay gathered in hand; 0
