@@ -55,7 +55,7 @@ public final class SourceBenchmark {
     /**
      * The share of every partition a job reads, so that each runs about as long as count over the
      * whole topic: word count is 10-50 times slower per record than count, windowed word count (a
-     * window operator firing for every word) about 20 times slower again.
+     * window operator firing for every word) about 15 times slower again.
      */
     static int share(String job) {
         return switch (job) {

@@ -62,6 +62,10 @@ public final class SourceBenchmarkJob {
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
+        // No operator holds or changes a value: without reuse Flink copies every byte[] once per
+        // chained operator, a cost of Flink's that every source pays alike (benchmarks/README.md,
+        // Source).
+        env.getConfig().enableObjectReuse();
         DataStream<byte[]> values =
                 env.fromSource(
                         source(system, bootstrap, topic, perPartition, socket),
