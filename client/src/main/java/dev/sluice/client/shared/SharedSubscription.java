@@ -54,10 +54,10 @@ public abstract class SharedSubscription<K, B extends AutoCloseable> {
     // share is back, or a request to the daemon once that is answered.
     private static final Duration END_WAIT = Duration.ofSeconds(30);
 
-    /** Opens the subscription of a key. */
+    /** Opens the subscription of a key, or fails with {@code E}. */
     @FunctionalInterface
-    public interface Opener<K, S> {
-        S open(K key) throws IOException;
+    public interface Opener<K, S, E extends Exception> {
+        S open(K key) throws E;
     }
 
     private final K key;
@@ -95,8 +95,8 @@ public abstract class SharedSubscription<K, B extends AutoCloseable> {
      * (returns null), the holder gets a subscription of its own, which no other holder joins.
      * {@code admit} must accept a subscription just opened.
      */
-    protected static <K, S extends SharedSubscription<K, ?>, H> H join(
-            K key, Opener<K, S> open, Function<S, H> admit) throws IOException {
+    protected static <K, S extends SharedSubscription<K, ?>, H, E extends Exception> H join(
+            K key, Opener<K, S, E> open, Function<S, H> admit) throws E {
         synchronized (OPEN) {
             @SuppressWarnings("unchecked")
             S shared = (S) OPEN.get(key);

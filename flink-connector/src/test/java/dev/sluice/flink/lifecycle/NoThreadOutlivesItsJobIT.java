@@ -80,7 +80,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>On one TaskManager JVM (a MiniCluster: the JobManager shares it), a SluiceSource PUSH job and
  * a GenerationSource → SluiceSink job, read by a StreamReader, run from a jar built here, as jobs
  * of a session cluster do: Flink loads Sluice and its dependencies child-first from the jar with
- * each job's user-code class loader. Both are cancelled mid-flight (the source's operator holding
+ * each job's user-code class loader. The registry of shared subscriptions, a static field of the
+ * client's {@code SharedSubscription} that holds the push hubs and the stream readers' chunk
+ * subscriptions alike, is therefore one per job on the TaskManager: the push job's hub is in the
+ * push job's registry, and the subscription of the test's StreamReader, whose classes the test's
+ * own loader loaded, in the test's. Each subscription's thread ends, and its entry leaves its
+ * registry, with its last reader. Both jobs are cancelled mid-flight (the source's operator holding
  * batches of the push hub, the sink's writer held at its cap by a reader that stopped reading);
  * then no {@code sluice-*} thread is left, and every user-code class loader of the two jobs, on the
  * JobManager's side and the TaskManager's, can be collected, once the test has moved JDK 17's

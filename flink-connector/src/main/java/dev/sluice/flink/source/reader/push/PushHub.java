@@ -7,13 +7,12 @@ import dev.sluice.client.brokerd.RecordsSubscription;
 import dev.sluice.client.brokerd.SubscriptionRequest;
 import dev.sluice.client.protocol.ErrorCode;
 import dev.sluice.client.protocol.PartitionStart;
-import dev.sluice.client.thread.SluiceThreads;
+import dev.sluice.client.shared.SharedBatch;
+import dev.sluice.client.shared.SharedSubscription;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -25,7 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one subscription to the local {@code sluice-brokerd} that all readers of a source share in a
  * TaskManager, per topic: one thread polls batches and routes each row to the reader that owns its
- * partition, zero-copy; a batch's slot is released when every reader recycled its share.
+ * partition, zero-copy; a batch's slot is released when every reader recycled its share. The
+ * registry, the thread and the counted shares are {@link SharedSubscription}'s; this class routes
+ * and resubscribes.
  *
  * <p>When readers gain or lose partitions, the hub stops polling, waits for every share to come
  * back (their rows live in the segment), and subscribes again for the new set of partitions, each
@@ -36,72 +37,38 @@ import org.slf4j.LoggerFactory;
  * when they are all held, the hub stops polling, the daemon's slots fill, and it pauses the
  * partitions.
  *
- * <p>The hub's thread ends, and the hub leaves the TaskManager's registry, when its last reader
- * leaves; that reader's close returns once the thread has ended (docs/architecture.md, "Threads"):
- * the thread holds the job's classes, and on a TaskManager that runs job after job it must not
- * outlive its job.
+ * <p>The hub's thread ends, and the hub leaves the registry, when its last reader leaves; that
+ * reader's close returns once the thread has ended (docs/architecture.md, "Threads"): the thread
+ * holds the job's classes, and on a TaskManager that runs job after job it must not outlive its
+ * job.
  */
-final class PushHub {
+final class PushHub extends SharedSubscription<PushHub.Key, RecordBatch> {
     private static final Logger LOG = LoggerFactory.getLogger(PushHub.class);
-    private static final Map<Key, PushHub> HUBS = new HashMap<>();
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(20);
     private static final Duration METADATA_WAIT = Duration.ofSeconds(10);
-    // How long the last reader's close waits for the thread: it ends within a poll once every
-    // share is back, or a request to the daemon once that is answered.
-    private static final Duration END_WAIT = Duration.ofSeconds(30);
 
     /** Hubs are per daemon, topic and source: two sources may read one partition from apart. */
     record Key(String socket, String topic, String sourceId) {}
 
-    /** A polled batch and how many readers still hold a share of it. */
-    static final class SharedBatch {
-        final PushHub hub;
-        final RecordBatch batch;
-        int holders;
-
-        SharedBatch(PushHub hub, RecordBatch batch) {
-            this.hub = hub;
-            this.batch = batch;
-        }
-    }
-
-    private final Key key;
     private final PushSettings settings;
     private final BrokerdClient client;
-    private final Thread thread;
     // Guarded by this.
     private final Set<PushMember> members = new HashSet<>();
     private PushMember[] owners = new PushMember[0];
     private long[] positions = new long[0];
     private boolean changed;
-    private boolean stopping;
-    private final ArrayDeque<SharedBatch> recycled = new ArrayDeque<>();
     // The hub thread's own.
     private RecordsSubscription subscription;
-    private int open;
 
     private PushHub(Key key, PushSettings settings) {
-        this.key = key;
+        super(key, "sluice-push-" + key.topic(), settings.maxOpenBatches(), POLL_TIMEOUT);
         this.settings = settings;
         this.client = BrokerdClient.builder(Path.of(settings.socket())).build();
-        this.thread = SluiceThreads.newThread("sluice-push-" + key.topic(), this::run);
     }
 
     /** Joins the hub of {@code key}, starting it if it is the first reader. */
     static PushMember join(Key key, PushSettings settings, PushInbox inbox) {
-        synchronized (HUBS) {
-            PushHub hub = HUBS.get(key);
-            if (hub == null) {
-                hub = new PushHub(key, settings);
-                HUBS.put(key, hub);
-                hub.thread.start();
-            }
-            PushMember member = new PushMember(hub, inbox);
-            synchronized (hub) {
-                hub.members.add(member);
-            }
-            return member;
-        }
+        return join(key, k -> new PushHub(k, settings), (PushHub hub) -> hub.add(inbox));
     }
 
     /**
@@ -109,43 +76,24 @@ final class PushHub {
      * the reader no longer reads them: Flink closes a reader on its task thread.
      */
     static void leave(PushMember member) {
-        PushHub hub = member.hub;
-        boolean last;
-        synchronized (HUBS) {
-            synchronized (hub) {
-                hub.members.remove(member);
-                for (int p = 0; p < hub.owners.length; p++) {
-                    if (hub.owners[p] == member) {
-                        hub.owners[p] = null;
-                        hub.changed = true;
-                    }
-                }
-                member.takeHeld().forEach(hub::recycleLocked);
-                last = hub.members.isEmpty();
-                if (last) {
-                    hub.stopping = true;
-                    HUBS.remove(hub.key, hub);
-                }
-                hub.notifyAll();
-            }
-        }
-        if (last) {
-            hub.awaitEnd();
-        }
+        member.hub.leave(() -> member.hub.detach(member));
     }
 
-    /** Waits until the hub's thread has closed the subscription and ended. */
-    private void awaitEnd() {
-        try {
-            thread.join(END_WAIT.toMillis());
-        } catch (InterruptedException e) {
-            // Flink interrupts a cancelled task's thread: the hub ends all the same, unawaited.
-            Thread.currentThread().interrupt();
-            return;
+    private synchronized PushMember add(PushInbox inbox) {
+        PushMember member = new PushMember(this, inbox);
+        members.add(member);
+        return member;
+    }
+
+    private synchronized void detach(PushMember member) {
+        members.remove(member);
+        for (int p = 0; p < owners.length; p++) {
+            if (owners[p] == member) {
+                owners[p] = null;
+                changed = true;
+            }
         }
-        if (thread.isAlive()) {
-            LOG.warn("the push thread of {} has not ended {} after its last reader", key, END_WAIT);
-        }
+        member.takeHeld().forEach(this::recycleLocked);
     }
 
     /** From now on {@code member} gets {@code partition}'s rows, from {@code offset}. */
@@ -157,14 +105,14 @@ final class PushHub {
         owners[partition] = member;
         positions[partition] = offset;
         changed = true;
-        notifyAll();
+        wakeUp();
     }
 
     synchronized void unassign(PushMember member, int partition) {
         if (partition < owners.length && owners[partition] == member) {
             owners[partition] = null;
             changed = true;
-            notifyAll();
+            wakeUp();
         }
     }
 
@@ -178,112 +126,37 @@ final class PushHub {
         }
         records.released = true;
         records.member.held.remove(records);
-        if (--records.shared.holders == 0) {
-            recycled.add(records.shared);
-            notifyAll();
-        }
+        records.shared.release();
     }
 
-    private void run() {
-        try {
-            poll();
-        } catch (Throwable e) {
-            LOG.error("the push subscription to {} failed", key, e);
-            failAll(e);
-        }
-        // Unmapping the segment under a reader still reading a share would crash the JVM: every
-        // share comes back first, recycled or taken back when its reader leaves.
-        try {
-            while (open > 0) {
-                closeRecycled(takeRecycled(true));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        closeSubscription();
+    @Override
+    protected boolean canPoll() {
+        return subscription != null;
     }
 
-    private void poll() throws IOException, InterruptedException {
-        while (true) {
-            closeRecycled(takeRecycled(false));
-            boolean stop;
-            boolean resubscribe;
-            synchronized (this) {
-                stop = stopping;
-                resubscribe = canResubscribe();
-            }
-            if (stop) {
-                if (open == 0) {
-                    return;
-                }
-            } else if (resubscribe) {
-                resubscribe();
-            } else if (canPoll()) {
-                RecordBatch batch = subscription.poll(POLL_TIMEOUT);
-                if (batch != null) {
-                    open++;
-                    route(batch);
-                } else {
-                    idle();
-                }
-            }
-        }
+    @Override
+    protected synchronized boolean renewalDue() {
+        return changed;
     }
 
-    /** The batches every holder recycled; waits for one, or for work when {@code !any}. */
-    private synchronized ArrayDeque<SharedBatch> takeRecycled(boolean any)
-            throws InterruptedException {
-        while (recycled.isEmpty() && (any || (!stopping && !canResubscribe() && !canPoll()))) {
-            wait();
-        }
-        ArrayDeque<SharedBatch> taken = new ArrayDeque<>(recycled);
-        recycled.clear();
-        return taken;
-    }
-
-    private void closeRecycled(ArrayDeque<SharedBatch> batches) {
-        for (SharedBatch batch : batches) {
-            try {
-                batch.batch.close();
-            } catch (IOException e) {
-                LOG.warn("releasing a batch of {}", key, e);
-            }
-            open--;
-        }
-    }
-
-    private boolean canResubscribe() {
-        return changed && open == 0;
-    }
-
-    private boolean canPoll() {
-        return subscription != null && !changed && open < settings.maxOpenBatches();
-    }
-
-    /**
-     * Nothing came: wait a little for a recycle or a change. The subscription may return at once
-     * while the daemon is away and batches are still held.
-     */
-    private synchronized void idle() throws InterruptedException {
-        if (recycled.isEmpty() && !changed && !stopping) {
-            wait(POLL_TIMEOUT.toMillis());
-        }
+    @Override
+    protected RecordBatch poll(Duration timeout) throws IOException {
+        return subscription.poll(timeout);
     }
 
     /** Fails the readers; readers that join later get a new hub. */
-    private void failAll(Throwable cause) {
-        synchronized (HUBS) {
-            HUBS.remove(key, this);
-            synchronized (this) {
-                members.forEach(member -> member.inbox.deliver(cause));
-            }
-        }
+    @Override
+    protected synchronized void failed(Throwable cause) {
+        LOG.error("the push subscription to {} failed", key(), cause);
+        members.forEach(member -> member.inbox.deliver(cause));
     }
 
-    private void resubscribe() throws IOException, InterruptedException {
+    /** Subscribes again for the partitions the readers own now. */
+    @Override
+    protected void renew() throws IOException, InterruptedException {
         closeSubscription();
         SubscriptionRequest.Builder request =
-                SubscriptionRequest.builder(key.topic())
+                SubscriptionRequest.builder(key().topic())
                         .slots(settings.slotCount(), settings.slotSize())
                         .maxOpenBatches(settings.maxOpenBatches())
                         .readUncommitted(settings.readUncommitted());
@@ -300,7 +173,7 @@ final class PushHub {
         if (partitions > 0) {
             subscription = subscribe(request.build());
             if (subscription != null) {
-                LOG.info("subscribed to {} for {} partitions", key, partitions);
+                LOG.info("subscribed to {} for {} partitions", key(), partitions);
             }
         }
     }
@@ -321,78 +194,68 @@ final class PushHub {
                 if (e.code() != ErrorCode.UNKNOWN_TOPIC || System.nanoTime() > deadline) {
                     throw e;
                 }
-                LOG.info("{}: {}; asking again in {} ms", key, e.getMessage(), backoffMillis);
+                LOG.info("{}: {}; asking again in {} ms", key(), e.getMessage(), backoffMillis);
             }
-            long wakeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
-            synchronized (this) {
-                // Woken up when the last reader leaves, which must not wait out the backoff.
-                for (long left; !stopping && (left = wakeAt - System.nanoTime()) > 0; ) {
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                }
-                if (stopping) {
-                    return null;
-                }
+            // The last reader's leave must not wait out the backoff.
+            if (awaitStop(TimeUnit.MILLISECONDS.toNanos(backoffMillis))) {
+                return null;
             }
             backoffMillis = Math.min(1000, backoffMillis * 2);
         }
     }
 
-    private void closeSubscription() {
+    @Override
+    protected void closeSubscription() {
         if (subscription != null) {
             try {
                 subscription.close();
             } catch (IOException e) {
-                LOG.warn("closing the subscription to {}", key, e);
+                LOG.warn("closing the subscription to {}", key(), e);
             }
             subscription = null;
         }
     }
 
     /** Hands each row to the reader owning its partition, once. */
-    private void route(RecordBatch batch) throws IOException {
-        SharedBatch shared = new SharedBatch(this, batch);
+    @Override
+    protected synchronized void route(SharedBatch<RecordBatch> shared) {
+        RecordBatch batch = shared.batch();
         Map<PushMember, PushedRecords> shares = new IdentityHashMap<>();
         PushMember lastOwner = null;
         PushedRecords lastShare = null;
-        synchronized (this) {
-            int rows = batch.rowCount();
-            int end;
-            // Run by run: the daemon writes a partition's records in offset order, in runs of
-            // consecutive rows, so only a run's first and last offsets need reading.
-            for (int start = 0; start < rows; start = end) {
-                int partition = batch.partition(start);
-                end = start + 1;
-                while (end < rows && batch.partition(end) == partition) {
-                    end++;
-                }
-                PushMember owner = partition < owners.length ? owners[partition] : null;
-                if (owner == null) {
-                    continue;
-                }
-                // Rows below the position come again after a daemon restart.
-                int first = RowRuns.firstAtOrAfter(batch::offset, start, end, positions[partition]);
-                if (first == end) {
-                    continue;
-                }
-                positions[partition] = batch.offset(end - 1) + 1;
-                if (owner != lastOwner) {
-                    lastOwner = owner;
-                    lastShare =
-                            shares.computeIfAbsent(
-                                    owner, m -> new PushedRecords(shared, key.topic(), m));
-                }
-                lastShare.add(partition, first, end);
+        int rows = batch.rowCount();
+        int end;
+        // Run by run: the daemon writes a partition's records in offset order, in runs of
+        // consecutive rows, so only a run's first and last offsets need reading.
+        for (int start = 0; start < rows; start = end) {
+            int partition = batch.partition(start);
+            end = start + 1;
+            while (end < rows && batch.partition(end) == partition) {
+                end++;
             }
-            shared.holders = shares.size();
-            shares.forEach(
-                    (member, records) -> {
-                        member.held.add(records);
-                        member.inbox.deliver(records);
-                    });
+            PushMember owner = partition < owners.length ? owners[partition] : null;
+            if (owner == null) {
+                continue;
+            }
+            // Rows below the position come again after a daemon restart.
+            int first = RowRuns.firstAtOrAfter(batch::offset, start, end, positions[partition]);
+            if (first == end) {
+                continue;
+            }
+            positions[partition] = batch.offset(end - 1) + 1;
+            if (owner != lastOwner) {
+                lastOwner = owner;
+                lastShare =
+                        shares.computeIfAbsent(
+                                owner, m -> new PushedRecords(shared, key().topic(), m));
+            }
+            lastShare.add(partition, first, end);
         }
-        if (shares.isEmpty()) {
-            batch.close();
-            open--;
-        }
+        shares.forEach(
+                (member, records) -> {
+                    shared.hold();
+                    member.held.add(records);
+                    member.inbox.deliver(records);
+                });
     }
 }

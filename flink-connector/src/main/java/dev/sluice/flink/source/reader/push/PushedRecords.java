@@ -1,5 +1,7 @@
 package dev.sluice.flink.source.reader.push;
 
+import dev.sluice.client.brokerd.RecordBatch;
+import dev.sluice.client.shared.SharedBatch;
 import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.split.SluiceSplit;
 import java.util.Arrays;
@@ -13,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
  * slot is released once every reader that got a share recycled it.
  */
 final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
-    final PushHub.SharedBatch shared;
+    final SharedBatch<RecordBatch> shared;
     final PushMember member;
     private final String topic;
     private final PushedRecord cursor;
@@ -26,11 +28,11 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
     private int row;
     boolean released;
 
-    PushedRecords(PushHub.SharedBatch shared, String topic, PushMember member) {
+    PushedRecords(SharedBatch<RecordBatch> shared, String topic, PushMember member) {
         this.shared = shared;
         this.member = member;
         this.topic = topic;
-        this.cursor = new PushedRecord(topic, shared.batch);
+        this.cursor = new PushedRecord(topic, shared.batch());
     }
 
     String topic() {
@@ -70,7 +72,7 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
      */
     boolean truncate(int partition, long stop) {
         int i = indexOf(partition);
-        return i >= 0 && rows[i].truncate(shared.batch::offset, stop);
+        return i >= 0 && rows[i].truncate(shared.batch()::offset, stop);
     }
 
     /** The offset of the partition's last row here, or -1 when it has none. */
@@ -78,7 +80,7 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
         int i = indexOf(partition);
         return i < 0 || rows[i].isEmpty()
                 ? -1
-                : shared.batch.offset(rows[i].end(rows[i].runs() - 1) - 1);
+                : shared.batch().offset(rows[i].end(rows[i].runs() - 1) - 1);
     }
 
     /** Leaves out every row of the partition. */
@@ -129,6 +131,6 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
 
     @Override
     public void recycle() {
-        shared.hub.recycle(this);
+        member.hub.recycle(this);
     }
 }
