@@ -1,7 +1,7 @@
 // One librdkafka consumer shared by the subscriptions of one consumer group and one isolation
-// level, so that the readers of a host cost the broker one fetch session, not one each (seed 003
-// §IV: "only one RPC request is sent to the broker"). The level is the consumer's, so
-// subscriptions that read committed records only and those that read every record do not share
+// level, so that the readers of a host cost the broker one fetch session, not one each
+// (docs/flink-source.md, "One subscription per TaskManager, shared"). The level is the consumer's,
+// so subscriptions that read committed records only and those that read every record do not share
 // one (docs/formats.md, SUBSCRIBE's READ_UNCOMMITTED).
 //
 // Each subscription gets its partitions' messages on a queue of its own: librdkafka forwards the

@@ -1,5 +1,6 @@
-// Moves a subscription's messages into objects of its segment (issue 4, the daemon's inner loop
-// for one subscription): RECORDS objects of Kafka records, or CHUNKS objects of ordered chunks.
+// Moves a subscription's messages into objects of its segment (the daemon's inner loop for one
+// subscription, docs/brokerd.md "How it works"): RECORDS objects of Kafka records, or CHUNKS
+// objects of ordered chunks.
 //
 // Messages are batched into an object until the next one would not fit the slot or the linger
 // time has passed; each key, value, header or payload is copied once, from the fetch buffer
