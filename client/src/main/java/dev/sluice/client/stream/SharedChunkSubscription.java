@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One CHUNK_STREAMS subscription shared by the {@link StreamReader}s of one job and chunk topic in
- * this process, seed 003's "only one RPC": the daemon fetches the topic, orders the job's streams
- * and copies each chunk into shared memory once, not once per reader. Without it, the four readers
- * of a print job's inks at one output location made the broker serve every chunk four times.
+ * this process (docs/stream-reader.md, "One subscription per job and topic in a process"): the
+ * daemon fetches the topic, orders the job's streams and copies each chunk into shared memory once,
+ * not once per reader. Without it, the four readers of a print job's inks at one output location
+ * made the broker serve every chunk four times.
  *
  * <p>The registry, the dispatcher thread and the counted shares of a batch are {@link
  * SharedSubscription}'s; this class routes: each chunk goes to the readers of its stream, and a

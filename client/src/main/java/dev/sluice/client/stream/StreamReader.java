@@ -49,21 +49,20 @@ import java.util.Objects;
  * {@code k + 1} is handed out no earlier than {@code size(k) / rate} seconds after chunk {@code k},
  * on an absolute schedule started by the first chunk; the reader waits parked ({@code
  * LockSupport.parkNanos}), never spinning. A chunk that is not there at its due time is a
- * <i>starvation event</i> (seed 001 §2.4, "constant speed ... avoiding starvation, with a best
- * effort principle"): it is counted in {@link #stats()}, with how late it came, and the schedule
- * goes on from when it came rather than rushing to catch up. Each chunk's lateness, its handout
- * past its due time, is reported as p50, p99 and max; the first chunk waits a start delay, by
- * default one task of the stream at its rate when built from a job spec (docs/stream-reader.md,
- * "Start delay").
+ * <i>starvation event</i> (docs/stream-reader.md, "Constant speed"): it is counted in {@link
+ * #stats()}, with how late it came, and the schedule goes on from when it came rather than rushing
+ * to catch up. Each chunk's lateness, its handout past its due time, is reported as p50, p99 and
+ * max; the first chunk waits a start delay, by default one task of the stream at its rate when
+ * built from a job spec (docs/stream-reader.md, "Start delay").
  *
  * <p><b>Sharing a stream.</b> {@code share(i, n)} makes this reader one of {@code n}: it gets the
  * chunks whose {@code seq % n == i}, and still sees the end of the stream when the last chunk is
  * another reader's. Each reader thus gets ⌊S/n⌋ or ⌈S/n⌉ of the stream's S chunks, whoever polls
- * first or fastest: seed 002 §6.4 measured 75 % / 25 % between two readers because its elements
- * went to whichever reader asked first; here the share is fixed by {@code seq} before anyone asks.
- * The price: every reader's daemon subscription receives the whole stream and passes over the
- * chunks that are not its own (in shared memory, without copying them), so sharing is for spreading
- * the <i>processing</i> of a stream over several readers, not its transfer.
+ * first or fastest: handing elements to whichever reader asks first is not fair
+ * (docs/stream-reader.md, "Several readers on one stream"); here the share is fixed by {@code seq}
+ * before anyone asks. The price: every reader's daemon subscription receives the whole stream and
+ * passes over the chunks that are not its own (in shared memory, without copying them), so sharing
+ * is for spreading the <i>processing</i> of a stream over several readers, not its transfer.
  *
  * <p><b>Delivery progress.</b> With {@link StreamReaderBuilder#bootstrapServers}, the reader
  * publishes its {@link DeliveryProgress} on the progress topic (default {@value

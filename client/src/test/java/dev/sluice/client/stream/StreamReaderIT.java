@@ -51,10 +51,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link StreamReader} against the real broker and a real {@code sluice-brokerd}: chunks written
- * out of order over several partitions, one twice, as many producers would (seed 001 §4.3), come
- * out of each reader complete, in order and with their end; readers of several streams and readers
- * sharing a stream run at once; pacing keeps its rate; progress lands on the progress topic; a hole
- * the daemon reports reaches the readers of its stream.
+ * out of order over several partitions, one twice, as many producers would (docs/formats.md, "Chunk
+ * topics"), come out of each reader complete, in order and with their end; readers of several
+ * streams and readers sharing a stream run at once; pacing keeps its rate; progress lands on the
+ * progress topic; a hole the daemon reports reaches the readers of its stream.
  */
 class StreamReaderIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
