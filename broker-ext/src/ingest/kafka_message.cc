@@ -37,6 +37,15 @@ ReadyMessage FromLibrdkafka(KafkaMessage message) {
   return ready;
 }
 
+ReadyMessage CopyForRouting(const ReadyMessage& message) {
+  ReadyMessage copy;
+  copy.record = message.record;
+  copy.owner = message.owner;
+  if (message.chunk != nullptr) copy.chunk = std::make_unique<const ChunkId>(*message.chunk);
+  copy.local_producer = message.local_producer;
+  return copy;
+}
+
 std::string Where(const ConsumedRecord& record) {
   return std::string(record.topic) + " [" + std::to_string(record.partition) + "] at offset " +
          std::to_string(record.offset);

@@ -35,12 +35,20 @@ struct ConsumedRecord {
 };
 
 // `chunk` is the record's identity in CHUNK_STREAMS mode; on the heap, so that views of its
-// strings stay valid while ready messages move between vectors.
+// strings stay valid while ready messages move between vectors. `local_producer` is the id of
+// the local producer whose segment holds the chunk, 0 for a record fetched from Kafka; a local
+// chunk has partition -1, offset -1 and no headers (docs/brokerd.md, "Local producers").
 struct ReadyMessage {
   ConsumedRecord record;
   std::shared_ptr<const void> owner;
   std::unique_ptr<const ChunkId> chunk;
+  uint64_t local_producer = 0;
 };
+
+// A second ReadyMessage of the same record, for routing one local chunk to several
+// subscriptions: the views and the owner are shared (the bytes stay alive until the last copy is
+// gone), the chunk id is cloned (each subscription's sequencer owns its own).
+ReadyMessage CopyForRouting(const ReadyMessage& message);
 
 // Takes over a message of librdkafka's consumer (error-free).
 ReadyMessage FromLibrdkafka(KafkaMessage message);
