@@ -22,6 +22,10 @@ import dev.sluice.client.annotation.PublicEvolving;
  * @param deliveredBytes payload bytes of this reader's own chunks released so far
  * @param endOfStream whether this reader has reached the end of the stream: {@code deliveredSeq} is
  *     then the stream's last {@code seq}
+ * @param resubscribed whether the reader's daemon subscription was renewed since its previous
+ *     record (the daemon went away and came back, or ended the subscription): chunks that reached
+ *     the daemon only through shared memory and were not delivered are lost, and the scheduler
+ *     hands out their tasks again (docs/formats.md, "Delivery progress", version 2)
  */
 @PublicEvolving
 public record DeliveryProgress(
@@ -31,7 +35,8 @@ public record DeliveryProgress(
         int readerCount,
         long deliveredSeq,
         long deliveredBytes,
-        boolean endOfStream) {
+        boolean endOfStream,
+        boolean resubscribed) {
 
     /** The progress topic unless configured otherwise. */
     public static final String DEFAULT_TOPIC = "sluice.progress";
@@ -40,6 +45,39 @@ public record DeliveryProgress(
     public DeliveryProgress {
         DeliveryProgressCodec.check(
                 job, stream, readerIndex, readerCount, deliveredSeq, deliveredBytes, endOfStream);
+    }
+
+    /** A record without {@code resubscribed}: what every record of version 1 is. */
+    public DeliveryProgress(
+            String job,
+            String stream,
+            int readerIndex,
+            int readerCount,
+            long deliveredSeq,
+            long deliveredBytes,
+            boolean endOfStream) {
+        this(
+                job,
+                stream,
+                readerIndex,
+                readerCount,
+                deliveredSeq,
+                deliveredBytes,
+                endOfStream,
+                false);
+    }
+
+    /** This record with {@code resubscribed} set or cleared, every other field the same. */
+    public DeliveryProgress withResubscribed(boolean resubscribed) {
+        return new DeliveryProgress(
+                job,
+                stream,
+                readerIndex,
+                readerCount,
+                deliveredSeq,
+                deliveredBytes,
+                endOfStream,
+                resubscribed);
     }
 
     /** The record's key: {@code job/stream}, so a stream's records stay in order on a partition. */

@@ -14,11 +14,15 @@ import java.nio.charset.StandardCharsets;
  * progress"): little-endian, fixed fields first, then the job and stream names as str16.
  *
  * <pre>
- * 0  u16 version (1)       2  u16 flags (bit 0: end of stream)
+ * 0  u16 version (1 or 2)  2  u16 flags (bit 0: end of stream; version 2, bit 1: resubscribed)
  * 4  u16 reader_index      6  u16 reader_count
  * 8  i64 delivered_seq     16 i64 delivered_bytes
  * 24 str16 job             .. str16 stream
  * </pre>
+ *
+ * <p>Version 2 adds only the flag {@code RESUBSCRIBED}; the encoder writes version 1 whenever no
+ * version-2 flag is set, so that decoders of version 1 keep reading every record that needs nothing
+ * new.
  *
  * <p>Decoding is strict: anything the format does not allow is refused with an {@link
  * IllegalArgumentException} naming the field, in the {@code field = value: expectation} form of the
@@ -26,8 +30,14 @@ import java.nio.charset.StandardCharsets;
  */
 @PublicEvolving
 public final class DeliveryProgressCodec {
-    public static final int VERSION = 1;
+    /** The first version: flag bit 0 only. */
+    public static final int VERSION_1 = 1;
+
+    /** The newest version: version 1 plus flag bit 1, {@link #FLAG_RESUBSCRIBED}. */
+    public static final int VERSION = 2;
+
     public static final int FLAG_END_OF_STREAM = 1;
+    public static final int FLAG_RESUBSCRIBED = 2;
 
     /** Bytes before the names. */
     static final int FIXED_SIZE = 24;
@@ -45,8 +55,11 @@ public final class DeliveryProgressCodec {
         ByteBuffer out =
                 ByteBuffer.allocate(FIXED_SIZE + 2 + job.length + 2 + stream.length)
                         .order(ByteOrder.LITTLE_ENDIAN);
-        out.putShort((short) VERSION);
-        out.putShort((short) (progress.endOfStream() ? FLAG_END_OF_STREAM : 0));
+        int flags =
+                (progress.endOfStream() ? FLAG_END_OF_STREAM : 0)
+                        | (progress.resubscribed() ? FLAG_RESUBSCRIBED : 0);
+        out.putShort((short) ((flags & FLAG_RESUBSCRIBED) != 0 ? VERSION : VERSION_1));
+        out.putShort((short) flags);
         out.putShort((short) progress.readerIndex());
         out.putShort((short) progress.readerCount());
         out.putLong(progress.deliveredSeq());
@@ -71,13 +84,20 @@ public final class DeliveryProgressCodec {
                     "length = " + value.length + ": at least " + FIXED_SIZE + " bytes");
         }
         int version = Short.toUnsignedInt(in.getShort());
-        if (version != VERSION) {
-            throw new IllegalArgumentException("version = " + version + ": must be " + VERSION);
+        if (version != VERSION_1 && version != VERSION) {
+            throw new IllegalArgumentException(
+                    "version = " + version + ": must be " + VERSION_1 + " or " + VERSION);
         }
         int flags = Short.toUnsignedInt(in.getShort());
-        if ((flags & ~FLAG_END_OF_STREAM) != 0) {
+        if (version == VERSION_1 && (flags & ~FLAG_END_OF_STREAM) != 0) {
             throw new IllegalArgumentException(
-                    "flags = " + flags + ": only bit 0 (end of stream) is defined");
+                    "flags = " + flags + ": only bit 0 (end of stream) is defined in version 1");
+        }
+        if ((flags & ~(FLAG_END_OF_STREAM | FLAG_RESUBSCRIBED)) != 0) {
+            throw new IllegalArgumentException(
+                    "flags = "
+                            + flags
+                            + ": only bit 0 (end of stream) and bit 1 (resubscribed) are defined");
         }
         int readerIndex = Short.toUnsignedInt(in.getShort());
         int readerCount = Short.toUnsignedInt(in.getShort());
@@ -100,7 +120,8 @@ public final class DeliveryProgressCodec {
                 readerCount,
                 deliveredSeq,
                 deliveredBytes,
-                (flags & FLAG_END_OF_STREAM) != 0);
+                (flags & FLAG_END_OF_STREAM) != 0,
+                (flags & FLAG_RESUBSCRIBED) != 0);
     }
 
     /**

@@ -34,12 +34,39 @@ class DeliveryProgressCodecTest {
                 .isEqualTo("job-1/cyan");
     }
 
+    /** The version-2 example of docs/formats.md, "Delivery progress": the same, resubscribed. */
+    private static final String RESUBSCRIBED_HEX =
+            "0200" // version 2
+                    + "0200" // flags: RESUBSCRIBED
+                    + EXAMPLE_HEX.substring(8);
+
+    @Test
+    void writesVersion2OnlyForARecordWithTheResubscribedFlag() {
+        DeliveryProgress resubscribed = PROGRESS.withResubscribed(true);
+        assertThat(HexFormat.of().formatHex(DeliveryProgressCodec.encode(resubscribed)))
+                .isEqualTo(RESUBSCRIBED_HEX);
+        assertThat(DeliveryProgressCodec.decode(HexFormat.of().parseHex(RESUBSCRIBED_HEX)))
+                .isEqualTo(resubscribed);
+        assertThat(resubscribed.withResubscribed(false)).isEqualTo(PROGRESS);
+        assertThat(DeliveryProgressCodec.decode(example())).isEqualTo(PROGRESS);
+        assertThat(PROGRESS.resubscribed()).isFalse();
+    }
+
+    @Test
+    void readsAVersion2RecordWithoutVersion2Flags() {
+        assertThat(DeliveryProgressCodec.decode(with(0, 2, 2))).isEqualTo(PROGRESS);
+    }
+
     @Test
     void roundTrips() {
         DeliveryProgress end = new DeliveryProgress("j.2", "s_3", 0, 1, 9, 10_240, true);
         for (DeliveryProgress progress :
                 new DeliveryProgress[] {
-                    PROGRESS, end, new DeliveryProgress("j", "s", 65534, 65535, -1, 0, false)
+                    PROGRESS,
+                    end,
+                    new DeliveryProgress("j", "s", 65534, 65535, -1, 0, false),
+                    end.withResubscribed(true),
+                    new DeliveryProgress("j", "s", 0, 1, -1, 0, false, true)
                 }) {
             assertThat(
                             DeliveryProgressCodec.decode(
@@ -48,6 +75,8 @@ class DeliveryProgressCodecTest {
                     .isEqualTo(progress);
         }
         assertThat(DeliveryProgressCodec.encode(end)[2]).isEqualTo((byte) 1);
+        assertThat(DeliveryProgressCodec.encode(end)[0]).isEqualTo((byte) 1);
+        assertThat(DeliveryProgressCodec.encode(end.withResubscribed(true))[2]).isEqualTo((byte) 3);
     }
 
     private static byte[] example() {
@@ -66,8 +95,17 @@ class DeliveryProgressCodecTest {
 
     @Test
     void refusesEachMalformedFieldByName() {
-        assertRefused(with(0, 2, 2), "version = 2: must be 1");
-        assertRefused(with(2, 2, 2), "flags = 2: only bit 0 (end of stream) is defined");
+        assertRefused(with(0, 2, 3), "version = 3: must be 1 or 2");
+        assertRefused(with(0, 2, 0), "version = 0: must be 1 or 2");
+        assertRefused(
+                with(2, 2, 2), "flags = 2: only bit 0 (end of stream) is defined in version 1");
+        assertRefused(
+                with(2, 2, 4), "flags = 4: only bit 0 (end of stream) is defined in version 1");
+        byte[] version2Flag4 = with(2, 2, 4);
+        version2Flag4[0] = 2;
+        assertRefused(
+                version2Flag4,
+                "flags = 4: only bit 0 (end of stream) and bit 1 (resubscribed) are defined");
         assertRefused(with(4, 2, 2), "reader_index = 2: 0 to reader_count - 1 (1)");
         assertRefused(with(6, 2, 0), "reader_count = 0: 1 to 65535");
         assertRefused(with(8, 8, -2), "delivered_seq = -2: -1 (none yet) or a seq");
