@@ -28,6 +28,9 @@ import java.util.Set;
  * @param weight the job's share of the producers beside other unpaced jobs, from {@value
  *     #MIN_WEIGHT} to {@value #MAX_WEIGHT}: a job of weight 2 gets twice the tasks of one of weight
  *     1 (docs/generation.md, "Scheduling policy"); its paced streams go first whatever the weight
+ * @param transport how the job's chunks go to their output locations (docs/generation.md,
+ *     "Transports"), {@link Transport#AUTO} by default; an output location's own choice combines
+ *     with it ({@link Transport#combine})
  */
 @PublicEvolving
 public record JobSpec(
@@ -36,7 +39,8 @@ public record JobSpec(
         GeneratorSpec generator,
         long taskSizeBytes,
         List<StreamSpec> streams,
-        int weight) {
+        int weight,
+        Transport transport) {
 
     /**
      * 64 MiB: large enough that the scheduler's event loop sees few events per job, small enough
@@ -86,6 +90,9 @@ public record JobSpec(
                             + taskSizeBytes);
         }
         checkWeight(weight);
+        if (transport == null) {
+            throw new JobSpecException("transport", "is required");
+        }
     }
 
     /** Checks a weight, also one parsed as a long before it is narrowed to an int. */
@@ -95,6 +102,17 @@ public record JobSpec(
                     "weight",
                     "must be between " + MIN_WEIGHT + " and " + MAX_WEIGHT + ", got " + weight);
         }
+    }
+
+    /** A job whose chunks go the way the scheduler finds best ({@link Transport#AUTO}). */
+    public JobSpec(
+            String id,
+            List<String> inputs,
+            GeneratorSpec generator,
+            long taskSizeBytes,
+            List<StreamSpec> streams,
+            int weight) {
+        this(id, inputs, generator, taskSizeBytes, streams, weight, Transport.AUTO);
     }
 
     /** A job of the default weight. */

@@ -18,13 +18,14 @@ import java.util.TreeMap;
  *
  * <p>Parsing is strict: unknown fields, {@code null}s, wrong types, out-of-range values and broken
  * model rules are refused with a {@link JobSpecException} naming the JSON path. Writing puts every
- * field, defaults included, in one fixed order, so the text of a spec is stable.
+ * field, defaults included but for an {@code auto} transport, in one fixed order, so the text of a
+ * spec is stable.
  */
 @PublicEvolving
 public final class JobSpecJson {
 
     private static final Set<String> JOB_FIELDS =
-            Set.of("id", "inputs", "generator", "taskSizeBytes", "streams", "weight");
+            Set.of("id", "inputs", "generator", "taskSizeBytes", "streams", "weight", "transport");
     private static final Set<String> GENERATOR_FIELDS = Set.of("className", "parameters");
     private static final Set<String> STREAM_FIELDS =
             Set.of(
@@ -70,9 +71,13 @@ public final class JobSpecJson {
             streams.add(stream(items.get(i), job.path("streams") + "[" + i + "]"));
         }
         long weight = job.optionalLong("weight").orElse(JobSpec.DEFAULT_WEIGHT);
+        Transport transport =
+                job.optional("transport").isPresent()
+                        ? Transport.fromJson(job.text("transport"), job.path("transport"))
+                        : Transport.AUTO;
         try {
             JobSpec.checkWeight(weight);
-            return new JobSpec(id, inputs, generator, taskSize, streams, (int) weight);
+            return new JobSpec(id, inputs, generator, taskSize, streams, (int) weight, transport);
         } catch (JobSpecException e) {
             throw e.under(path);
         }
@@ -105,6 +110,11 @@ public final class JobSpecJson {
             node.put("chunkSizeBytes", stream.chunkSizeBytes());
         }
         job.put("weight", spec.weight());
+        // Left out when auto, the default, unlike the other defaults: a reader older than the field
+        // then still reads every spec that asks nothing new of it (docs/formats.md, "Job spec").
+        if (spec.transport() != Transport.AUTO) {
+            job.put("transport", spec.transport().json());
+        }
         return job;
     }
 

@@ -95,7 +95,7 @@ class JobSpecJsonTest {
                         "unknown top-level field",
                         job -> job.put("priority", 1),
                         "priority: unknown field (allowed: [generator, id, inputs, streams,"
-                                + " taskSizeBytes, weight])"),
+                                + " taskSizeBytes, transport, weight])"),
                 bad(
                         "unknown stream field",
                         job -> stream(job, 2).put("colour", "red"),
@@ -275,7 +275,23 @@ class JobSpecJsonTest {
                 bad(
                         "null weight",
                         job -> job.putNull("weight"),
-                        "weight: must not be null; leave the field out"));
+                        "weight: must not be null; leave the field out"),
+                bad(
+                        "unknown transport",
+                        job -> job.put("transport", "carrier-pigeon"),
+                        "transport: must be 'auto', 'kafka', 'local', got 'carrier-pigeon'"),
+                bad(
+                        "transport in upper case",
+                        job -> job.put("transport", "LOCAL"),
+                        "transport: must be 'auto', 'kafka', 'local', got 'LOCAL'"),
+                bad(
+                        "transport not a string",
+                        job -> job.put("transport", 1),
+                        "transport: must be a string, got integer 1"),
+                bad(
+                        "null transport",
+                        job -> job.putNull("transport"),
+                        "transport: must not be null; leave the field out"));
     }
 
     private static final String WEIGHT = "weight: must be between 1 and 1000, ";
@@ -291,6 +307,32 @@ class JobSpecJsonTest {
         assertThat(heavy.weight()).isEqualTo(1000);
         assertThat(JobSpecJson.write(heavy)).contains("\"weight\" : 1000");
         assertThat(JobSpecJson.parse(JobSpecJson.write(heavy))).isEqualTo(heavy);
+    }
+
+    @Test
+    void aJobsTransportIsReadAndWrittenAndAutoWhenLeftOut() throws Exception {
+        ObjectNode job = (ObjectNode) MAPPER.readTree(TestJobs.printingJobJson());
+        assertThat(JobSpecJson.parse(MAPPER.writeValueAsString(job)).transport())
+                .isEqualTo(Transport.AUTO);
+
+        for (Transport transport : Transport.values()) {
+            job.put("transport", transport.json());
+            JobSpec spec = JobSpecJson.parse(MAPPER.writeValueAsString(job));
+            assertThat(spec.transport()).isEqualTo(transport);
+            assertThat(JobSpecJson.parse(JobSpecJson.write(spec))).isEqualTo(spec);
+        }
+    }
+
+    /** A reader that predates the field still reads every spec that asks nothing new of it. */
+    @Test
+    void anAutoTransportIsLeftOutOfTheWrittenFormAndTheOthersAreWrittenLast() throws Exception {
+        JobSpec auto = JobSpecJson.parse(TestJobs.printingJobJson());
+        assertThat(JobSpecJson.write(auto)).doesNotContain("transport");
+
+        ObjectNode job = (ObjectNode) MAPPER.readTree(TestJobs.printingJobJson());
+        job.put("transport", "kafka");
+        String written = JobSpecJson.write(JobSpecJson.parse(MAPPER.writeValueAsString(job)));
+        assertThat(written).endsWith("\"weight\" : 1,\n  \"transport\" : \"kafka\"\n}");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -26,6 +26,32 @@ class JobSpecTest {
         assertThat(job.streams().get(0).chunkSizeBytes()).isEqualTo(1 << 20);
         assertThat(job.streams().get(0).rateBytesPerSecond()).isEmpty();
         assertThat(job.weight()).isEqualTo(1);
+        assertThat(job.transport()).isEqualTo(Transport.AUTO);
+    }
+
+    @Test
+    void aTransportIsRequired() {
+        List<StreamSpec> streams = List.of(stream("s", new SplitRule.Whole()));
+
+        assertThat(
+                        new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams, 1, Transport.LOCAL)
+                                .transport())
+                .isEqualTo(Transport.LOCAL);
+        assertThatThrownBy(() -> new JobSpec("j", List.of(), GENERATOR, 1 << 20, streams, 1, null))
+                .isInstanceOf(JobSpecException.class)
+                .hasMessage("transport: is required");
+    }
+
+    @Test
+    void kafkaWinsThenLocalWhenAJobAndItsOutputLocationChooseATransport() {
+        for (Transport other : Transport.values()) {
+            assertThat(Transport.combine(Transport.KAFKA, other)).isEqualTo(Transport.KAFKA);
+            assertThat(Transport.combine(other, Transport.KAFKA)).isEqualTo(Transport.KAFKA);
+        }
+        assertThat(Transport.combine(Transport.LOCAL, Transport.AUTO)).isEqualTo(Transport.LOCAL);
+        assertThat(Transport.combine(Transport.AUTO, Transport.LOCAL)).isEqualTo(Transport.LOCAL);
+        assertThat(Transport.combine(Transport.LOCAL, Transport.LOCAL)).isEqualTo(Transport.LOCAL);
+        assertThat(Transport.combine(Transport.AUTO, Transport.AUTO)).isEqualTo(Transport.AUTO);
     }
 
     @Test
