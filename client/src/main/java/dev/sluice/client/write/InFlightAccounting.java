@@ -150,6 +150,24 @@ public final class InFlightAccounting {
         }
     }
 
+    /**
+     * Drops the stream's chunks in flight, bytes and count, and keeps what is known of its
+     * delivery: they were lost on their way (a local channel's daemon went away before taking
+     * them), not delivered, and the generation scheduler computes their tasks again
+     * (docs/generation.md, "Recovery"). Without this, a writer whose share is full of lost chunks
+     * would wait forever for progress that never comes.
+     */
+    public void forget(String key) {
+        StreamState state = streams.get(key);
+        if (state == null || state.pending.isEmpty()) {
+            return;
+        }
+        bytesInFlight -= state.pendingBytes;
+        streamsInFlight--;
+        state.pending.clear();
+        state.pendingBytes = 0;
+    }
+
     private boolean isDelivered(String key, long seq) {
         if (finished.containsKey(key)) {
             return true;

@@ -186,6 +186,40 @@ class InFlightAccountingTest {
     }
 
     @Test
+    void forgettingAStreamFreesItsShareAndKeepsItsDelivery() {
+        InFlightAccounting a = new InFlightAccounting(300);
+        a.written("job-1/magenta", 0, 50);
+        assertThat(writeWhileAdmitted(a, 0, 100)).isEqualTo(3);
+        a.progress(single(0, 100));
+        assertThat(writeWhileAdmitted(a, 3, 100)).isEqualTo(4);
+        assertThat(a.admits(CYAN, 4, 100)).isFalse();
+
+        // Chunks 1-3 were lost: no longer in flight, the stream's share admits again.
+        a.forget(CYAN);
+        assertThat(a.bytesInFlight(CYAN)).isZero();
+        assertThat(a.bytesInFlight()).isEqualTo(50);
+        assertThat(a.streamsInFlight()).isEqualTo(1);
+        assertThat(a.admits(CYAN, 4, 100)).isTrue();
+        // What was delivered stays: a replay of chunk 0 is still not in flight.
+        assertThat(a.deliveredSeq(CYAN)).isZero();
+        assertThat(a.deliveredBytes(CYAN)).isEqualTo(100);
+        a.written(CYAN, 0, 100);
+        assertThat(a.bytesInFlight(CYAN)).isZero();
+        // Their tasks computed again count anew, and progress frees them as before.
+        a.written(CYAN, 1, 100);
+        assertThat(a.streamsInFlight()).isEqualTo(2);
+        a.progress(single(1, 200));
+        assertThat(a.bytesInFlight(CYAN)).isZero();
+        assertThat(a.streamsInFlight()).isEqualTo(1);
+
+        // Forgetting a stream with nothing in flight, or unheard of, changes nothing.
+        a.forget(CYAN);
+        a.forget("job-2/yellow");
+        assertThat(a.bytesInFlight()).isEqualTo(50);
+        assertThat(a.streamsInFlight()).isEqualTo(1);
+    }
+
+    @Test
     void theShareIsPositive() {
         assertThatThrownBy(() -> new InFlightAccounting(0))
                 .isInstanceOf(IllegalArgumentException.class)
