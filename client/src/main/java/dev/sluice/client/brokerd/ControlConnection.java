@@ -49,6 +49,11 @@ final class ControlConnection implements AutoCloseable {
     private volatile ErrorMessage subscriptionError;
     // STREAM_GAPs, which answer no request: taken by the subscription's polling thread.
     private final Queue<StreamGap> streamGaps = new ConcurrentLinkedQueue<>();
+    // For those who must learn at once, not at their next poll, that the connection or what it
+    // serves ended: a local producer's channel (docs/formats.md, "PRODUCE").
+    private final CompletableFuture<IOException> ended = new CompletableFuture<>();
+    private final CompletableFuture<ErrorMessage> firstSubscriptionError =
+            new CompletableFuture<>();
 
     private static final long READER_DRAIN_MILLIS = 1000;
     // How long close() waits for the two threads; both end at once when the socket closes.
@@ -111,6 +116,20 @@ final class ControlConnection implements AutoCloseable {
     /** The ERROR that ended a subscription of this connection, if one came. */
     ErrorMessage subscriptionError() {
         return subscriptionError;
+    }
+
+    /**
+     * Completes with why the connection ended, once it has: the daemon closed it or went silent, or
+     * {@link #close()} was called. Its callbacks run on the thread that saw the end, holding no
+     * lock of this connection.
+     */
+    CompletableFuture<IOException> ended() {
+        return ended;
+    }
+
+    /** Completes with the first ERROR that named a subscription (or a producer) of this one. */
+    CompletableFuture<ErrorMessage> firstSubscriptionError() {
+        return firstSubscriptionError;
     }
 
     /**
@@ -183,6 +202,7 @@ final class ControlConnection implements AutoCloseable {
                 answer.completeExceptionally(exception);
             } else if (error.subscriptionId() != 0) {
                 subscriptionError = error;
+                firstSubscriptionError.complete(error);
             } else {
                 fail(exception);
             }
@@ -211,9 +231,18 @@ final class ControlConnection implements AutoCloseable {
         }
     }
 
-    private synchronized void fail(IOException cause) {
+    private void fail(IOException cause) {
+        if (endLocked(cause)) {
+            // Outside the lock: a callback may write to another connection, or take its own lock
+            // while another thread holding it waits to write here.
+            ended.complete(cause);
+        }
+    }
+
+    /** Ends the connection; false when it had ended already. */
+    private synchronized boolean endLocked(IOException cause) {
         if (failure != null) {
-            return;
+            return false;
         }
         failure = cause;
         pending.values().forEach(answer -> answer.completeExceptionally(cause));
@@ -224,6 +253,7 @@ final class ControlConnection implements AutoCloseable {
         } catch (IOException ignored) {
             // Closing a socket that failed: nothing more to learn from it.
         }
+        return true;
     }
 
     /** Closes the socket, then waits (briefly) until the reader and heartbeat threads ended. */

@@ -3,9 +3,12 @@ package dev.sluice.client.brokerd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.protocol.ControlCodec;
+import dev.sluice.client.protocol.ErrorCode;
+import dev.sluice.client.protocol.ErrorMessage;
 import dev.sluice.client.protocol.Frame;
 import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.embedded.junit.Await;
+import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -15,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,6 +76,30 @@ class ControlConnectionTest {
                 assertThat(received).isEqualTo(gap);
                 assertThat(connection.nextStreamGap()).as("taken once").isNull();
                 assertThat(connection.isOpen()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void anErrorNamingASubscriptionAndTheEndOfTheConnectionAreToldAtOnceWithoutAPoll()
+            throws Exception {
+        Path socket = dir.resolve("brokerd.sock");
+        ErrorMessage error = new ErrorMessage(9, ErrorCode.BAD_REQUEST, 1, 3, "object 3: no rows");
+        try (ServerSocketChannel daemon = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            daemon.bind(UnixDomainSocketAddress.of(socket));
+            try (ControlConnection connection =
+                    ControlConnection.open(socket, Duration.ofSeconds(10))) {
+                try (SocketChannel accepted = daemon.accept()) {
+                    accepted.write(ByteBuffer.wrap(ControlCodec.encode(new Frame(0, error, 1))));
+                    assertThat(connection.firstSubscriptionError().get(10, TimeUnit.SECONDS))
+                            .isEqualTo(error);
+                    assertThat(connection.ended()).isNotDone();
+                    assertThat(connection.isOpen()).isTrue();
+                }
+                // The daemon's end of the socket closed (reset: it left the heartbeat unread).
+                IOException cause = connection.ended().get(10, TimeUnit.SECONDS);
+                assertThat(connection.isOpen()).isFalse();
+                assertThat(connection.failure()).isSameAs(cause);
             }
         }
     }
