@@ -39,6 +39,13 @@ public final class EmbeddedSluice implements AutoCloseable {
     private final int parallelism;
     private final Path temporaryDir;
 
+    /**
+     * The host a MiniCluster's producers name when they ask for work: Flink's local RPC has no
+     * address, so its TaskManagers' location is the empty string, whatever {@code taskmanager.host}
+     * says.
+     */
+    private static final String MINI_CLUSTER_HOST = "";
+
     private EmbeddedSluice(Builder settings) throws Exception {
         List<AutoCloseable> started = new ArrayList<>();
         temporaryDir = settings.workDir == null ? Files.createTempDirectory("sluice-") : null;
@@ -94,6 +101,10 @@ public final class EmbeddedSluice implements AutoCloseable {
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createLocalEnvironment(settings.parallelism, conf);
+        Map<String, String> hosts = new TreeMap<>();
+        if (settings.outputLocationsOnProducersHost) {
+            settings.outputLocations.forEach(location -> hosts.put(location, MINI_CLUSTER_HOST));
+        }
         GenerationJob.define(
                 env,
                 new GenerationJob.Settings(
@@ -101,7 +112,7 @@ public final class EmbeddedSluice implements AutoCloseable {
                         settings.parallelism,
                         settings.maxTaskSizeBytes,
                         1000,
-                        Map.of()));
+                        hosts));
         return env.executeAsync("sluice generation");
     }
 
@@ -162,6 +173,7 @@ public final class EmbeddedSluice implements AutoCloseable {
         private List<String> outputLocations = List.of();
         private int partitionsPerLocation = 4;
         private long maxTaskSizeBytes = JobSpec.DEFAULT_TASK_SIZE_BYTES;
+        private boolean outputLocationsOnProducersHost;
         private final Map<String, String> brokerProperties = new TreeMap<>();
 
         private Builder() {}
@@ -199,6 +211,17 @@ public final class EmbeddedSluice implements AutoCloseable {
         public Builder outputLocations(List<String> locations, int partitions) {
             this.outputLocations = List.copyOf(locations);
             this.partitionsPerLocation = partitions;
+            return this;
+        }
+
+        /**
+         * Puts every output location on the producers' host, as they are on this machine: a job's
+         * streams may then go the local way (docs/generation.md, Transports), those of {@code auto}
+         * jobs included. Without it each output location is a host of its own name, and only {@code
+         * local} jobs' streams would wait for a producer there.
+         */
+        public Builder outputLocationsOnProducersHost() {
+            this.outputLocationsOnProducersHost = true;
             return this;
         }
 
