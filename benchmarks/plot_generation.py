@@ -1,9 +1,12 @@
 """Plots benchmarks/results/generation.csv (written by GenerationBenchmark) as generation.png, the
 figures of benchmarks/README.md, Generation: MB/s per topology and job with compute disabled
 (Fig. 4) and enabled (Fig. 5) beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
-the rate achieved at constant speed (Fig. 6) as a share of the rate requested, and the printer room:
+the rate achieved at constant speed (Fig. 6) as a share of the rate requested, the printer room:
 each paced printer's achieved share and the greedy job's rate beside the printers as a share of
-its rate alone, per repetition (median, whiskers min to max)."""
+its rate alone, per repetition, and the transports: Kafka's MB/s and the local way's per topology,
+compute mode and job, each with its target (compute disabled: half of single-thread memcpy;
+enabled: the raster processor alone on one thread, 1.7 times that with two producers) (median,
+whiskers min to max). Rows of a CSV written before the transports had their columns are Kafka's."""
 import csv
 import statistics
 import sys
@@ -27,8 +30,14 @@ if __name__ == "__main__":
     jobs = sorted({r["job"] for r in rows if r["figure"] in ("4", "5")})
     rates, anchors, shares = defaultdict(list), defaultdict(list), defaultdict(list)
     room, greedy = defaultdict(list), defaultdict(dict)
+    transports = defaultdict(list)
     for r in rows:
-        if r["figure"] == "0":
+        if r["figure"] == "transport":
+            transports[(r["topology"], r["compute"] == "true", r["job"], r["transport"])].append(
+                float(r["mb_per_s"]))
+        elif r["figure"] == "0" and r["topology"] in ("memcpy", "rip one thread"):
+            anchors[(r["topology"], r["job"])].append(float(r["mb_per_s"]))
+        elif r["figure"] == "0":
             anchors[(r["topology"], int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
         elif r["figure"] in ("4", "5"):
             rates[(r["figure"], r["topology"], r["job"])].append(float(r["mb_per_s"]))
@@ -41,7 +50,7 @@ if __name__ == "__main__":
                 100 * float(r["achieved_mb_per_s_avg"]) / float(r["requested_mb_per_s"]))
         elif r["figure"] == "room":
             greedy[r["topology"]][r["rep"]] = float(r["mb_per_s"])
-    figure, axes = plt.subplots(1, 4, figsize=(25, 4.8))
+    figure, axes = plt.subplots(1, 5, figsize=(31, 4.8))
     for axis, fig in zip(axes[:2], ("4", "5")):
         if not any(key[0] == fig for key in rates):  # a run without this figure (--figures)
             axis.axis("off")
@@ -90,6 +99,33 @@ if __name__ == "__main__":
         axes[3].set_title("Printer room: four paced jobs beside a greedy one")
     else:  # a run without --figures room
         axes[3].axis("off")
+    groups = sorted({key[:3] for key in transports},
+                    key=lambda k: (TOPOLOGIES.index(k[0]), k[1], k[2]))
+    if groups:
+        for k, way in enumerate(("kafka", "local")):
+            medians, errors = whiskers([transports[g + (way,)] for g in groups])
+            axes[4].bar([i + (k - 0.5) * 0.4 for i in range(len(groups))], medians, 0.4,
+                        yerr=errors, capsize=3, label=f"{way}")
+        targets = []
+        for topology, compute, job in groups:
+            if compute:
+                rip = anchors[("rip one thread", job)]
+                share = 1.7 if topology.startswith("many-") else 1.0
+                targets.append(share * statistics.median(rip) if rip else float("nan"))
+            else:
+                memcpy = anchors[("memcpy", "")]
+                targets.append(0.5 * statistics.median(memcpy) if memcpy else float("nan"))
+        axes[4].scatter(range(len(groups)), targets, marker="_", s=400, color="black",
+                        label="target", zorder=3)
+        axes[4].set_yscale("log")
+        axes[4].set_xticks(range(len(groups)),
+                           [f"{t}\ncompute {'on' if c else 'off'}\n{j}" for t, c, j in groups],
+                           fontsize=7)
+        axes[4].set_ylabel("MB/s")
+        axes[4].set_title("Transports: Kafka and the local way")
+        axes[4].legend(fontsize=8)
+    else:  # a run without --figures transport
+        axes[4].axis("off")
     figure.suptitle("Generation on one host: print jobs through GenerationSource, SluiceSink, "
                     "Kafka, sluice-brokerd and StreamReaders")
     figure.tight_layout()

@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.examples.EmbeddedSluice;
 import dev.sluice.examples.printing.PrintJob;
@@ -26,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -58,8 +60,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       requested, starvation events per repetition, the chunks' lateness and the start buffer;
  *   <li>the printer room: four paced jobs at once, each on an output location of its own, and a
  *       greedy (unpaced) job beside them on a fifth, two producers: the paced streams' starvation,
- *       loss and lateness, and the greedy job's rate against the same job alone.
+ *       loss and lateness, and the greedy job's rate against the same job alone;
+ *   <li>the transports: each topology with compute disabled and enabled, through Kafka and the
+ *       local way (docs/generation.md, Transports), beside single-thread memcpy ({@link
+ *       MemcpyAnchor}) and the raster processor alone on one thread ({@link RipAlone}), in the same
+ *       run.
  * </ul>
+ *
+ * <p>Every job's spec names its transport: Figs. 4 to 6 and the printer room go through Kafka, as
+ * they did before the local way existed; the output locations are on the producers' host, so the
+ * local way is open to the transport figure's jobs.
  *
  * <p>A job's throughput is its bytes over the time from its submission to the last chunk read
  * (benchmarks/README.md, Generation). Arguments: {@link GenerationOptions}.
@@ -72,6 +82,7 @@ public final class GenerationBenchmark {
     static final String FIG5 = "5";
     static final String FIG6 = "6";
     static final String ROOM = GenerationOptions.ROOM;
+    static final String TRANSPORT = GenerationOptions.TRANSPORT;
     private static final String WARM_UP = "warm-up";
 
     /** The printer room's paced jobs' output locations, one job each. */
@@ -92,14 +103,23 @@ public final class GenerationBenchmark {
     private static final String CEILING_TOPIC = "ceiling";
     static final String CEILING = "ceiling";
     static final String KAFKA_IN_AND_OUT = "kafka in and out";
+    static final String MEMCPY = "memcpy";
+    static final String RIP_ONE_THREAD = "rip one thread";
+
+    /** The transport column of an anchor that moves no bytes through Sluice or Kafka. */
+    static final String NO_TRANSPORT = "-";
+
     private static final int MIN_WARMUP_ROUNDS = 3;
     private static final int MAX_WARMUP_ROUNDS = 10;
     // A round in which this JVM compiled for less than this share of its time ends the warm-up.
     private static final double SETTLED_COMPILE_SHARE = 0.25;
 
     /**
-     * One measured job, or one ceiling run ({@code figure} {@link #ANCHOR}). Its CPU time is the
-     * whole machine's through the run: in the printer room, that of all five jobs.
+     * One measured job, or one anchor run ({@code figure} {@link #ANCHOR}). Its CPU time is the
+     * whole machine's through the run: in the printer room, that of all five jobs; {@code parts}
+     * splits a pipeline run's by process ({@link PartsCpu#NONE} for the anchors). {@code
+     * transport}: the JSON name of the job's {@link Transport}, {@code kafka} for the Kafka
+     * anchors, {@link #NO_TRANSPORT} for memcpy and the raster processor alone.
      */
     record Run(
             String figure,
@@ -107,13 +127,16 @@ public final class GenerationBenchmark {
             int producers,
             int consumers,
             String job,
+            boolean compute,
+            String transport,
             double speed,
             int rep,
             long bytes,
             double seconds,
             double requestedBytesPerSecond,
             List<StreamOutcome> streams,
-            double cpuSeconds) {
+            double cpuSeconds,
+            PartsCpu parts) {
 
         double mbPerSecond() {
             return bytes / seconds / 1e6;
@@ -122,6 +145,11 @@ public final class GenerationBenchmark {
         /** The whole machine's CPU time per GB moved: every process and the kernel. */
         double cpuSecondsPerGb() {
             return cpuSeconds / (bytes / 1e9);
+        }
+
+        /** A part's CPU time per GB moved. */
+        double cpuSecondsPerGb(ToDoubleFunction<PartsCpu> part) {
+            return part.applyAsDouble(parts) / (bytes / 1e9);
         }
 
         /** How many of the machine's cores were busy, on average, through the run. */
@@ -169,15 +197,17 @@ public final class GenerationBenchmark {
     }
 
     /**
-     * One job of a run: the topology column of its row, what it prints, where its streams go, and
-     * each stream's constant speed in bytes/s (0: read as fast as the chunks come).
+     * One job of a run: the topology column of its row, what it prints, where its streams go, each
+     * stream's constant speed in bytes/s (0: read as fast as the chunks come), and the way its
+     * chunks go.
      */
     private record Launch(
             String topology,
             PrintJob print,
             List<String> locations,
             boolean compute,
-            double rate) {}
+            double rate,
+            Transport transport) {}
 
     private final GenerationOptions options;
     private final URI image;
@@ -226,6 +256,7 @@ public final class GenerationBenchmark {
                                 .brokerdBinary(options.brokerd())
                                 .parallelism(producers)
                                 .outputLocations(locations, PARTITIONS)
+                                .outputLocationsOnProducersHost()
                                 .maxTaskSizeBytes(largestTask)
                                 // Small segments, deleted soon after each run's records:
                                 // the benchmark writes many GB, the disk keeps little of it.
@@ -237,9 +268,17 @@ public final class GenerationBenchmark {
             sluice.broker().createTopic(CEILING_TOPIC, PARTITIONS);
             warmUp(sluice, nodes, topologies);
             for (int rep = 1; rep <= options.reps(); rep++) {
+                if (options.figures().contains(TRANSPORT)) {
+                    runs.add(memcpy(rep));
+                }
                 for (PrintJob job : options.jobs()) {
-                    runs.add(ceiling(sluice, producers, job, rep, false));
-                    runs.add(ceiling(sluice, producers, job, rep, true));
+                    if (options.runsCeilings()) {
+                        runs.add(ceiling(sluice, producers, job, rep, false));
+                        runs.add(ceiling(sluice, producers, job, rep, true));
+                    }
+                    if (options.figures().contains(TRANSPORT)) {
+                        transports(sluice, nodes, topologies, job, rep);
+                    }
                     for (String topology : topologies) {
                         for (String figure : List.of(FIG4, FIG5)) {
                             boolean compute = figure.equals(FIG5);
@@ -248,7 +287,15 @@ public final class GenerationBenchmark {
                             }
                             runs.add(
                                     runOne(
-                                            sluice, nodes, figure, topology, job, compute, 0, 0,
+                                            sluice,
+                                            nodes,
+                                            figure,
+                                            topology,
+                                            job,
+                                            compute,
+                                            Transport.KAFKA,
+                                            0,
+                                            0,
                                             rep));
                             save();
                         }
@@ -269,6 +316,7 @@ public final class GenerationBenchmark {
                                         topology,
                                         paced,
                                         true,
+                                        Transport.KAFKA,
                                         speed,
                                         speed * max,
                                         rep));
@@ -294,7 +342,14 @@ public final class GenerationBenchmark {
     private void printerRoom(EmbeddedSluice sluice, OutputNode.Group nodes) throws Exception {
         List<Launch> warmUp = new ArrayList<>();
         for (String location : roomLocations()) {
-            warmUp.add(new Launch(location, options.jobs().get(0), List.of(location), false, 0));
+            warmUp.add(
+                    new Launch(
+                            location,
+                            options.jobs().get(0),
+                            List.of(location),
+                            false,
+                            0,
+                            Transport.KAFKA));
         }
         for (int round = 1; round <= MIN_WARMUP_ROUNDS; round++) {
             run(sluice, nodes, WARM_UP, 2, 0, 0, warmUp);
@@ -305,7 +360,14 @@ public final class GenerationBenchmark {
                         * medianRate(FIG5, "many-to-many", paced)
                         * 1e6
                         / (PRINTERS.size() * STREAMS_PER_JOB);
-        Launch greedy = new Launch(GREEDY, options.roomGreedy(), List.of(GREEDY_LOCATION), true, 0);
+        Launch greedy =
+                new Launch(
+                        GREEDY,
+                        options.roomGreedy(),
+                        List.of(GREEDY_LOCATION),
+                        true,
+                        0,
+                        Transport.KAFKA);
         for (int rep = 1; rep <= options.fig6Reps(); rep++) {
             runs.addAll(
                     run(
@@ -321,10 +383,11 @@ public final class GenerationBenchmark {
                                             greedy.print(),
                                             greedy.locations(),
                                             true,
-                                            0))));
+                                            0,
+                                            Transport.KAFKA))));
             List<Launch> room = new ArrayList<>(List.of(greedy));
             for (String printer : PRINTERS) {
-                room.add(new Launch(printer, paced, List.of(printer), true, rate));
+                room.add(new Launch(printer, paced, List.of(printer), true, rate, Transport.KAFKA));
             }
             runs.addAll(run(sluice, nodes, ROOM, 2, options.roomLoad(), rep, room));
             save();
@@ -339,27 +402,34 @@ public final class GenerationBenchmark {
      * Rounds go on until this JVM compiles for less than a quarter of one (at most ten): after
      * three of B/2 it still compiled for 6.8 s of a 9.2 s round, and its C2 thread took 0.43 of a
      * core through the measured runs; the share falls to 15–25 % by the seventh round and stays
-     * there.
+     * there. With the transport figure, each round runs the local way too.
      */
     private void warmUp(EmbeddedSluice sluice, OutputNode.Group nodes, List<String> topologies)
             throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        List<Boolean> computeModes = options.runsFig5() ? List.of(false, true) : List.of(false);
+        boolean transports = options.figures().contains(TRANSPORT);
+        List<Boolean> computeModes =
+                options.runsFig5() || transports ? List.of(false, true) : List.of(false);
+        List<Transport> ways =
+                transports ? List.of(Transport.KAFKA, Transport.LOCAL) : List.of(Transport.KAFKA);
         for (int round = 1; round <= MAX_WARMUP_ROUNDS; round++) {
             long compiledMillis = jit.getTotalCompilationTime();
             long start = System.nanoTime();
             for (String topology : topologies) {
                 for (boolean compute : computeModes) {
-                    runOne(
-                            sluice,
-                            nodes,
-                            WARM_UP,
-                            topology,
-                            options.jobs().get(0),
-                            compute,
-                            0,
-                            0,
-                            0);
+                    for (Transport way : ways) {
+                        runOne(
+                                sluice,
+                                nodes,
+                                WARM_UP,
+                                topology,
+                                options.jobs().get(0),
+                                compute,
+                                way,
+                                0,
+                                0,
+                                0);
+                    }
                 }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -384,20 +454,115 @@ public final class GenerationBenchmark {
             String topology,
             PrintJob print,
             boolean compute,
+            Transport transport,
             double speed,
             double rate,
             int rep)
             throws Exception {
-        Launch launch = new Launch(topology, print, locations(consumers(topology)), compute, rate);
+        Launch launch =
+                new Launch(
+                        topology, print, locations(consumers(topology)), compute, rate, transport);
         return run(sluice, nodes, figure, producers(topology), speed, rep, List.of(launch)).get(0);
+    }
+
+    /**
+     * The transport figure's runs of {@code job} in one repetition: the raster processor alone,
+     * then per topology, compute disabled and enabled, the job through Kafka and right after it the
+     * local way, so that each pair sees the same state of the machine.
+     */
+    private void transports(
+            EmbeddedSluice sluice,
+            OutputNode.Group nodes,
+            List<String> topologies,
+            PrintJob job,
+            int rep)
+            throws Exception {
+        runs.add(ripAlone(job, rep));
+        for (String topology : topologies) {
+            for (boolean compute : List.of(false, true)) {
+                for (Transport transport : List.of(Transport.KAFKA, Transport.LOCAL)) {
+                    runs.add(
+                            runOne(
+                                    sluice, nodes, TRANSPORT, topology, job, compute, transport, 0,
+                                    0, rep));
+                    save();
+                }
+            }
+        }
+    }
+
+    /** The compute-disabled anchor: single-thread copies of chunks in this JVM. */
+    private Run memcpy(int rep) throws Exception {
+        return anchor(MEMCPY, "", false, rep, MemcpyAnchor.measure(CHUNK_BYTES));
+    }
+
+    /** The compute-enabled anchor: the raster processor alone computing {@code job}. */
+    private Run ripAlone(PrintJob job, int rep) throws Exception {
+        Launch alone = new Launch(RIP_ONE_THREAD, job, locations(1), true, 0, Transport.KAFKA);
+        return anchor(RIP_ONE_THREAD, job.name(), true, rep, RipAlone.measure(spec(alone)));
+    }
+
+    private Run anchor(String kind, String job, boolean compute, int rep, TimedBytes timed) {
+        Run run =
+                new Run(
+                        ANCHOR,
+                        kind,
+                        1,
+                        0,
+                        job,
+                        compute,
+                        NO_TRANSPORT,
+                        0,
+                        rep,
+                        timed.bytes(),
+                        timed.seconds(),
+                        0,
+                        List.of(),
+                        timed.cpuSeconds(),
+                        PartsCpu.NONE);
+        System.err.printf(
+                Locale.ROOT,
+                "%s %-4s: %.1f MB/s, %.2f cores busy%n",
+                kind,
+                job,
+                run.mbPerSecond(),
+                run.coresBusy());
+        return run;
+    }
+
+    /**
+     * The spec of a launch: a print job of the raster processor (fresh id) with the launch's
+     * transport. A paced job's spec carries its streams' rate, as a printer's would
+     * (docs/formats.md, Job spec): the scheduler knows which streams have a pace to keep.
+     */
+    private JobSpec spec(Launch launch) {
+        JobSpec print =
+                RipJobs.spec(
+                        "bench-" + ids.incrementAndGet(),
+                        launch.print(),
+                        image,
+                        launch.locations(),
+                        taskSize(launch.print()),
+                        CHUNK_BYTES,
+                        launch.rate() > 0
+                                ? OptionalLong.of(Math.round(launch.rate()))
+                                : OptionalLong.empty(),
+                        launch.compute());
+        return new JobSpec(
+                print.id(),
+                print.inputs(),
+                print.generator(),
+                print.taskSizeBytes(),
+                print.streams(),
+                print.weight(),
+                launch.transport());
     }
 
     /**
      * Jobs at once: each one's output locations' nodes handed its streams, ready before any job is
      * submitted; the jobs submitted one after the other, in their order; then per job its bytes
      * over the time from its submission to its last chunk read, and the machine's CPU through them
-     * all. A paced job's spec carries its streams' rate, as a printer's would (docs/formats.md, Job
-     * spec): the scheduler knows which streams have a pace to keep.
+     * all, in all and per part ({@link PartsCpu}).
      */
     private List<Run> run(
             EmbeddedSluice sluice,
@@ -417,18 +582,7 @@ public final class GenerationBenchmark {
                         .toList();
         try {
             for (Launch launch : launches) {
-                JobSpec spec =
-                        RipJobs.spec(
-                                "bench-" + ids.incrementAndGet(),
-                                launch.print(),
-                                image,
-                                launch.locations(),
-                                taskSize(launch.print()),
-                                CHUNK_BYTES,
-                                launch.rate() > 0
-                                        ? OptionalLong.of(Math.round(launch.rate()))
-                                        : OptionalLong.empty(),
-                                launch.compute());
+                JobSpec spec = spec(launch);
                 for (String location : launch.locations()) {
                     nodes.of(location)
                             .read(
@@ -444,6 +598,7 @@ public final class GenerationBenchmark {
                 specs.add(spec);
             }
             double cpuBefore = MachineCpu.busySeconds();
+            PartsCpu partsBefore = parts(sluice, nodes);
             List<Long> submitted = new ArrayList<>();
             for (JobSpec spec : specs) {
                 submitted.add(GenerationReader.epochNanos());
@@ -458,6 +613,7 @@ public final class GenerationBenchmark {
                 results.add(ReadResult.of(ofNodes));
             }
             double cpu = MachineCpu.busySeconds() - cpuBefore;
+            PartsCpu parts = parts(sluice, nodes).minus(partsBefore);
             List<Run> done = new ArrayList<>();
             for (int i = 0; i < launches.size(); i++) {
                 Launch launch = launches.get(i);
@@ -479,22 +635,26 @@ public final class GenerationBenchmark {
                                 producers,
                                 launch.locations().size(),
                                 launch.print().name(),
+                                launch.compute(),
+                                launch.transport().json(),
                                 speed,
                                 rep,
                                 read.bytes(),
                                 (read.lastNanos() - submitted.get(i)) / 1e9,
                                 launch.rate(),
                                 read.streams(),
-                                cpu);
+                                cpu,
+                                parts);
                 System.err.printf(
                         Locale.ROOT,
-                        "fig %s %-12s %-4s compute=%-5s rate=%.1f MB/s: %.1f MB/s, first chunk"
-                                + " after %.2f s, starved %d, lateness p99 %.3f ms (max %.3f),"
-                                + " %.2f cores busy%n",
+                        "fig %s %-12s %-4s compute=%-5s %-5s rate=%.1f MB/s: %.1f MB/s, first"
+                                + " chunk after %.2f s, starved %d, lateness p99 %.3f ms (max"
+                                + " %.3f), %.2f cores busy%n",
                         figure,
                         launch.topology(),
                         launch.print().name(),
                         launch.compute(),
+                        launch.transport().json(),
                         launch.rate() / 1e6,
                         run.mbPerSecond(),
                         (read.firstNanos() - submitted.get(i)) / 1e9,
@@ -599,13 +759,16 @@ public final class GenerationBenchmark {
                         producers,
                         consumed ? 1 : 0,
                         print.name(),
+                        false,
+                        Transport.KAFKA.json(),
                         0,
                         rep,
                         records * CHUNK_BYTES,
                         seconds,
                         0,
                         List.of(),
-                        cpu);
+                        cpu,
+                        PartsCpu.NONE);
         System.err.printf(
                 Locale.ROOT,
                 "%s %d producer(s) %-4s: %.1f MB/s, %.2f cores busy%n",
@@ -638,6 +801,10 @@ public final class GenerationBenchmark {
         // Resolves the positions now, not in the first poll of the measured run.
         partitions.forEach(consumer::position);
         return consumer;
+    }
+
+    private static PartsCpu parts(EmbeddedSluice sluice, OutputNode.Group nodes) throws Exception {
+        return PartsCpu.sample(sluice.broker().pid(), sluice.daemon().pid(), nodes.pids());
     }
 
     /** Frees the disk: the runs' records are read, their segments can go. */

@@ -18,7 +18,8 @@ import java.util.Set;
  * @param fig6Reps repetitions of Fig. 6 and of the printer room
  * @param jobs the print jobs of Figs. 4 and 5; Fig. 6 and the printer room pace the last
  * @param topologies the topologies of Figs. 4 to 6
- * @param figures which of {@code 4}, {@code 5}, {@code 6} and {@code room} to run
+ * @param figures which of {@code 4}, {@code 5}, {@code 6}, {@code room} and {@code transport} to
+ *     run
  * @param roomLoad the share of the many-to-many Fig. 5 median the room's paced jobs request
  *     together
  * @param roomGreedy the printer room's unpaced job
@@ -35,7 +36,8 @@ record GenerationOptions(
         PrintJob roomGreedy) {
 
     static final String ROOM = "room";
-    private static final Set<String> FIGURES = Set.of("4", "5", "6", ROOM);
+    static final String TRANSPORT = "transport";
+    private static final Set<String> FIGURES = Set.of("4", "5", "6", ROOM, TRANSPORT);
     private static final Set<String> NAMES =
             Set.of(
                     "--brokerd",
@@ -87,7 +89,9 @@ record GenerationOptions(
         for (String figure : figures) {
             if (!FIGURES.contains(figure)) {
                 throw new IllegalArgumentException(
-                        "--figures: unknown figure '" + figure + "'; expected some of 4,5,6,room");
+                        "--figures: unknown figure '"
+                                + figure
+                                + "'; expected some of 4,5,6,room,transport");
             }
         }
         if (figures.contains(ROOM) && !topologies.contains("many-to-many")) {
@@ -146,5 +150,10 @@ record GenerationOptions(
     /** Whether the runs of Fig. 5 are needed: for themselves, or as Fig. 6's or the room's pace. */
     boolean runsFig5() {
         return figures.contains("5") || figures.contains("6") || figures.contains(ROOM);
+    }
+
+    /** Whether Kafka's anchors are needed: the ceiling and Kafka in and out of Figs. 4 and 5. */
+    boolean runsCeilings() {
+        return figures.contains("4") || runsFig5();
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.benchmarks.GenerationBenchmark.Run;
 import dev.sluice.benchmarks.ResultTable.Column;
+import dev.sluice.client.job.Transport;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -14,8 +15,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The generation benchmark's CSV and its Markdown tables (Fig. 4, 5 and 6 and the printer room of
- * benchmarks/README.md, Generation).
+ * The generation benchmark's CSV and its Markdown tables (Fig. 4, 5 and 6, the printer room and the
+ * transports of benchmarks/README.md, Generation and Transport).
  */
 final class GenerationTables {
     private GenerationTables() {}
@@ -68,7 +69,13 @@ final class GenerationTables {
                         new Column<>(
                                 "lateness_max_ms", "%.3f", run -> run.latenessMaxNanos() / 1e6),
                         new Column<>("start_delay_s", "%.3f", run -> run.startDelayNanos() / 1e9),
-                        new Column<>("cpu_s", "%.2f", Run::cpuSeconds)));
+                        new Column<>("cpu_s", "%.2f", Run::cpuSeconds),
+                        new Column<>("compute", Run::compute),
+                        new Column<>("transport", Run::transport),
+                        new Column<>("cpu_s_harness", "%.2f", run -> run.parts().harness()),
+                        new Column<>("cpu_s_broker", "%.2f", run -> run.parts().broker()),
+                        new Column<>("cpu_s_daemon", "%.2f", run -> run.parts().daemon()),
+                        new Column<>("cpu_s_readers", "%.2f", run -> run.parts().readers())));
     }
 
     static String markdown(List<Run> runs) {
@@ -152,7 +159,142 @@ final class GenerationTables {
             out.append(table.markdown());
         }
         printerRoom(runs, out);
+        transports(runs, out);
         return out.toString();
+    }
+
+    /**
+     * The transport figure: per topology, compute mode and job, Kafka's runs and the local way's,
+     * the local way against Kafka, and each against its anchor (memcpy with compute disabled, the
+     * raster processor alone on one thread with compute enabled); then the anchors.
+     */
+    private static void transports(List<Run> runs, StringBuilder out) {
+        List<List<Run>> groups =
+                group(
+                        runs,
+                        GenerationBenchmark.TRANSPORT,
+                        r ->
+                                r.topology()
+                                        + "/"
+                                        + r.compute()
+                                        + "/"
+                                        + r.job()
+                                        + "/"
+                                        + r.transport());
+        List<Run> memcpy = anchors(runs, GenerationBenchmark.MEMCPY);
+        if (groups.isEmpty() || memcpy.isEmpty()) {
+            return;
+        }
+        out.append(
+                "\n**Transports.** MB/s from submission to the last chunk read (min / median /"
+                        + " max), through Kafka and the local way, same run; local / Kafka is of"
+                        + " the medians; the anchor is single-thread memcpy with compute disabled"
+                        + " and the raster processor alone on one thread (same job) with compute"
+                        + " enabled; the whole machine's CPU per GB moved and in cores busy, and"
+                        + " per GB by part (this JVM: Flink's producers, sink and scheduler; the"
+                        + " Kafka broker; sluice-brokerd; the output nodes), medians\n\n");
+        ResultTable table =
+                new ResultTable()
+                        .column("topology")
+                        .column("producers × readers")
+                        .column("compute")
+                        .column("job")
+                        .column("transport")
+                        .column("MB/s")
+                        .column("CPU-s per GB")
+                        .column("cores busy", "%.2f")
+                        .column("local / kafka")
+                        .column("MB/s / anchor", "%.3f")
+                        .column("CPU-s per GB: Flink / broker / daemon / readers");
+        for (List<Run> of : groups) {
+            Run first = of.get(0);
+            Summary rate = summary(of);
+            List<Run> anchor =
+                    first.compute()
+                            ? anchors(runs, GenerationBenchmark.RIP_ONE_THREAD).stream()
+                                    .filter(r -> r.job().equals(first.job()))
+                                    .toList()
+                            : memcpy;
+            String versusKafka = "";
+            if (!first.transport().equals(Transport.KAFKA.json())) {
+                List<Run> kafka =
+                        runs.stream()
+                                .filter(
+                                        r ->
+                                                r.figure().equals(first.figure())
+                                                        && r.topology().equals(first.topology())
+                                                        && r.compute() == first.compute()
+                                                        && r.job().equals(first.job())
+                                                        && r.transport()
+                                                                .equals(Transport.KAFKA.json()))
+                                .toList();
+                versusKafka =
+                        kafka.isEmpty()
+                                ? ""
+                                : String.format(Locale.ROOT, "%.2f", rate.ratioTo(summary(kafka)));
+            }
+            table.row(
+                    first.topology(),
+                    first.producers() + " × " + first.consumers(),
+                    first.compute() ? "on" : "off",
+                    first.job(),
+                    first.transport(),
+                    rate.format("%.0f"),
+                    String.format(Locale.ROOT, "%.1f", median(of, Run::cpuSecondsPerGb)),
+                    median(of, Run::coresBusy),
+                    versusKafka,
+                    anchor.isEmpty() ? Double.NaN : rate.ratioTo(summary(anchor)),
+                    String.format(
+                            Locale.ROOT,
+                            "%.1f / %.1f / %.1f / %.1f",
+                            median(of, r -> r.cpuSecondsPerGb(PartsCpu::harness)),
+                            median(of, r -> r.cpuSecondsPerGb(PartsCpu::broker)),
+                            median(of, r -> r.cpuSecondsPerGb(PartsCpu::daemon)),
+                            median(of, r -> r.cpuSecondsPerGb(PartsCpu::readers))));
+        }
+        out.append(table.markdown());
+        out.append(
+                "\n**Transports, the anchors.** MB/s (min / median / max): single-thread"
+                        + " memcpy of chunk-sized pieces into a 1 GiB ring in the harness JVM,"
+                        + " and the raster processor computing the whole job on one thread (no"
+                        + " Flink, no Kafka); the whole machine's CPU per GB, median\n\n");
+        ResultTable anchorTable =
+                new ResultTable()
+                        .column("anchor")
+                        .column("job")
+                        .column("MB/s")
+                        .column("CPU-s per GB", "%.2f");
+        List<List<Run>> byKind =
+                group(
+                        runs.stream()
+                                .filter(
+                                        r ->
+                                                r.topology().equals(GenerationBenchmark.MEMCPY)
+                                                        || r.topology()
+                                                                .equals(
+                                                                        GenerationBenchmark
+                                                                                .RIP_ONE_THREAD))
+                                .toList(),
+                        GenerationBenchmark.ANCHOR,
+                        r -> r.topology() + "/" + r.job());
+        for (List<Run> of : byKind) {
+            anchorTable.row(
+                    of.get(0).topology(),
+                    of.get(0).job().isEmpty() ? "-" : of.get(0).job(),
+                    summary(of).format("%.0f"),
+                    median(of, Run::cpuSecondsPerGb));
+        }
+        out.append(anchorTable.markdown());
+    }
+
+    /** The anchor runs of {@code kind} whatever their producers and job (memcpy, the RIP). */
+    private static List<Run> anchors(List<Run> runs, String kind) {
+        return runs.stream()
+                .filter(
+                        r ->
+                                r.figure().equals(GenerationBenchmark.ANCHOR)
+                                        && r.topology().equals(kind))
+                .toList();
     }
 
     private static final String PACED_TERMS =

@@ -38,6 +38,11 @@ final class OutputNode implements AutoCloseable {
             return node;
         }
 
+        /** The processes of the nodes started so far. */
+        List<Long> pids() {
+            return nodes.values().stream().map(node -> node.process.pid()).toList();
+        }
+
         @Override
         public void close() throws IOException, InterruptedException {
             for (OutputNode node : nodes.values()) {

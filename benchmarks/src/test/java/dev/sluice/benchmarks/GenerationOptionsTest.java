@@ -43,6 +43,20 @@ class GenerationOptionsTest {
     }
 
     @Test
+    void theTransportFigureAloneRunsNeitherKafkasAnchorsNorFig5() {
+        GenerationOptions transports =
+                GenerationOptions.parse("--brokerd", "b", "--figures", "transport");
+
+        assertThat(transports.figures()).containsExactly("transport");
+        assertThat(transports.runsCeilings()).isFalse();
+        assertThat(transports.runsFig5()).isFalse();
+        assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "4").runsCeilings())
+                .isTrue();
+        assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "6").runsCeilings())
+                .isTrue();
+    }
+
+    @Test
     void eachBadOptionIsNamedInItsOwnMessage() {
         assertThatThrownBy(() -> GenerationOptions.parse("--brokerd", "b", "--fig6reps", "5"))
                 .hasMessageContaining("unknown option --fig6reps")

@@ -11,7 +11,21 @@ class GenerationTablesTest {
 
     private static Run run(String figure, String topology, double seconds, double cpuSeconds) {
         return new Run(
-                figure, topology, 1, 1, "A", 0, 1, 100_000_000, seconds, 0, List.of(), cpuSeconds);
+                figure,
+                topology,
+                1,
+                1,
+                "A",
+                figure.equals("5"),
+                "kafka",
+                0,
+                1,
+                100_000_000,
+                seconds,
+                0,
+                List.of(),
+                cpuSeconds,
+                PartsCpu.NONE);
     }
 
     private static StreamOutcome stream(double achieved, long starved) {
@@ -27,13 +41,16 @@ class GenerationTablesTest {
                         1,
                         1,
                         "B/6",
+                        true,
+                        "kafka",
                         0.9,
                         1,
                         1,
                         1,
                         100,
                         List.of(stream(100, 0), stream(90, 2), stream(110, 0)),
-                        0);
+                        0,
+                        PartsCpu.NONE);
         assertThat(paced.losses()).containsExactly(new double[] {0, 0.1, 0}, within(1e-9));
     }
 
@@ -68,7 +85,22 @@ class GenerationTablesTest {
     }
 
     private static Run fig6(int rep, StreamOutcome... streams) {
-        return new Run("6", "one-to-one", 1, 1, "B/6", 0.9, rep, 1, 1, 10e6, List.of(streams), 0);
+        return new Run(
+                "6",
+                "one-to-one",
+                1,
+                1,
+                "B/6",
+                true,
+                "kafka",
+                0.9,
+                rep,
+                1,
+                1,
+                10e6,
+                List.of(streams),
+                0,
+                PartsCpu.NONE);
     }
 
     @Test
@@ -104,13 +136,16 @@ class GenerationTablesTest {
                 2,
                 1,
                 job,
+                true,
+                "kafka",
                 topology.equals(GenerationBenchmark.GREEDY_ALONE) ? 0 : 0.5,
                 rep,
                 100_000_000,
                 seconds,
                 topology.startsWith("printer-") ? 2e6 : 0,
                 streams,
-                0);
+                0,
+                PartsCpu.NONE);
     }
 
     @Test
@@ -137,5 +172,82 @@ class GenerationTablesTest {
                 .doesNotContain("Fig. 4, compute")
                 .doesNotContain("Fig. 5, compute")
                 .doesNotContain("Fig. 6, constant speed");
+    }
+
+    private static Run transport(
+            String topology,
+            boolean compute,
+            String transport,
+            int rep,
+            double seconds,
+            PartsCpu parts) {
+        return new Run(
+                GenerationBenchmark.TRANSPORT,
+                topology,
+                GenerationBenchmark.producers(topology),
+                1,
+                "A",
+                compute,
+                transport,
+                0,
+                rep,
+                100_000_000,
+                seconds,
+                0,
+                List.of(),
+                seconds,
+                parts);
+    }
+
+    private static Run anchor(String kind, String job, int rep, double seconds) {
+        return new Run(
+                GenerationBenchmark.ANCHOR,
+                kind,
+                1,
+                0,
+                job,
+                kind.equals(GenerationBenchmark.RIP_ONE_THREAD),
+                GenerationBenchmark.NO_TRANSPORT,
+                0,
+                rep,
+                1_000_000_000,
+                seconds,
+                0,
+                List.of(),
+                seconds,
+                PartsCpu.NONE);
+    }
+
+    @Test
+    void theLocalWayIsSetAgainstKafkaAndEachComputeModeAgainstItsOwnAnchor() {
+        PartsCpu parts = new PartsCpu(0.4, 0.2, 0.1, 0.05);
+        String table =
+                GenerationTables.markdown(
+                        List.of(
+                                anchor(GenerationBenchmark.MEMCPY, "", 1, 0.1),
+                                anchor(GenerationBenchmark.MEMCPY, "", 2, 0.05),
+                                anchor(GenerationBenchmark.RIP_ONE_THREAD, "A", 1, 20),
+                                anchor(GenerationBenchmark.RIP_ONE_THREAD, "B/2", 1, 5),
+                                transport("one-to-one", false, "kafka", 1, 1, parts),
+                                transport("one-to-one", false, "local", 1, 0.5, parts),
+                                transport("one-to-one", true, "kafka", 1, 4, parts),
+                                transport("one-to-one", true, "local", 1, 2, parts),
+                                transport("one-to-one", false, "kafka", 2, 1, parts),
+                                transport("one-to-one", false, "local", 2, 0.25, parts)));
+        // 100 MB: compute off, Kafka 100 MB/s, local 200 and 400 against memcpy's 10 000 and
+        // 20 000 (median 15 000); compute on, 25 and 50 MB/s against job A's 50 MB/s alone.
+        assertThat(table)
+                .contains(
+                        "| one-to-one | 1 × 1 | off | A | kafka | 100 / 100 / 100 | 10.0 | 1.00 |"
+                                + "  | 0.007 | 4.0 / 2.0 / 1.0 / 0.5 |")
+                .contains(
+                        "| one-to-one | 1 × 1 | off | A | local | 200 / 300 / 400 | 3.8 | 1.00 |"
+                                + " 3.00 | 0.020 |")
+                .contains(
+                        "| one-to-one | 1 × 1 | on | A | local | 50 / 50 / 50 | 20.0 | 1.00 |"
+                                + " 2.00 | 1.000 |")
+                .contains("| memcpy | - | 10000 / 15000 / 20000 |")
+                .contains("| rip one thread | A | 50 / 50 / 50 | 20.00 |")
+                .contains("| rip one thread | B/2 | 200 / 200 / 200 | 5.00 |");
     }
 }
