@@ -7,6 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Producer;
@@ -21,6 +22,13 @@ import org.slf4j.LoggerFactory;
  * {@link #HEARTBEAT}: a reader waiting for chunks is still there, which the scheduler needs to tell
  * from a reader that is gone (docs/generation.md, "The scheduler": the jobs of a consumer that quit
  * are aborted).
+ *
+ * <p>When the reader's daemon subscription was renewed ({@link #resubscribed()}), the next record
+ * carries {@code RESUBSCRIBED} and goes out at once: chunks that reached the daemon only through
+ * shared memory and were not delivered are lost, and the scheduler hands their tasks out again as
+ * soon as it reads it (docs/formats.md, "Delivery progress"; docs/generation.md, "Recovery"). The
+ * flag stays set until a record with it has been handed to the producer, and is set again if that
+ * record fails: a flag that never arrives leaves the stream waiting for chunks nobody makes.
  *
  * <p>Sending on a timer rather than on the reader's own calls matters: a reader waiting for its
  * next chunk makes no calls, and a progress record held back until then could hold back the
@@ -39,6 +47,8 @@ final class ProgressReporter implements AutoCloseable {
     private final AtomicReference<DeliveryProgress> latest = new AtomicReference<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    // A renewal of the daemon subscription that no record handed to the producer has told yet.
+    private final AtomicBoolean resubscribed = new AtomicBoolean();
     private volatile ScheduledExecutorService timer;
     private volatile SluiceThreads.Factory timerThreads;
     private final NanoClock clock;
@@ -77,27 +87,51 @@ final class ProgressReporter implements AutoCloseable {
     void update(DeliveryProgress progress) {
         latest.set(progress);
         if (progress.endOfStream()) {
-            if (timer == null) {
-                tick();
-            } else {
-                try {
-                    timer.execute(this::tick);
-                } catch (RejectedExecutionException e) {
-                    // Closing: close() sends the latest.
-                }
+            sendNow();
+        }
+    }
+
+    /**
+     * The reader's daemon subscription was renewed: the next record, sent at once, carries {@code
+     * RESUBSCRIBED}; the records after it do not. Callable from any thread (the subscription's
+     * dispatcher tells it), and it does not wait on the producer once the timer runs.
+     */
+    void resubscribed() {
+        resubscribed.set(true);
+        sendNow();
+    }
+
+    /** A tick now, from the timer's thread when there is one, so that the caller never waits. */
+    private void sendNow() {
+        if (timer == null) {
+            tick();
+        } else {
+            try {
+                timer.execute(this::tick);
+            } catch (RejectedExecutionException e) {
+                // Closing: close() sends the latest.
             }
         }
     }
 
-    /** Sends the latest progress unless it went out already, less than a heartbeat ago. */
+    /**
+     * Sends the latest progress unless it went out already, less than a heartbeat ago, and no
+     * renewal waits to be told.
+     */
     synchronized void tick() {
-        DeliveryProgress progress = latest.get();
+        DeliveryProgress latestProgress = latest.get();
         long now = clock.nanoTime();
-        if (closed
-                || progress == null
-                || (progress.equals(lastSent) && now - lastSentNanos < HEARTBEAT.toNanos())) {
+        if (closed || latestProgress == null) {
             return;
         }
+        boolean renewed = resubscribed.getAndSet(false);
+        if (!renewed
+                && latestProgress.equals(lastSent)
+                && now - lastSentNanos < HEARTBEAT.toNanos()) {
+            return;
+        }
+        DeliveryProgress progress =
+                renewed ? latestProgress.withResubscribed(true) : latestProgress;
         lastSent = progress;
         lastSentNanos = now;
         try {
@@ -120,6 +154,10 @@ final class ProgressReporter implements AutoCloseable {
     }
 
     private void failed(DeliveryProgress progress, Exception error) {
+        if (progress.resubscribed()) {
+            // The scheduler must hear of the renewal: the next tick tells it again.
+            resubscribed.set(true);
+        }
         // The next record carries the same information, newer: log the first and every 100th.
         if (failures.getAndIncrement() % 100 == 0) {
             LOG.warn(

@@ -56,6 +56,11 @@ import org.slf4j.LoggerFactory;
  * of the stream ({@link ChunkDelivery} tells it when it gets there). The readers of the job's other
  * streams are not told.
  *
+ * <p>When the daemon subscription is renewed after the daemon went away ({@link
+ * ChunkSubscription#resubscriptions()}), every reader of it is told, whatever its stream: the
+ * chunks the daemon had taken from local producers and not yet delivered are lost, and each reader
+ * says so in its next progress record (docs/formats.md, "Delivery progress", {@code RESUBSCRIBED}).
+ *
  * <p>Readers share a subscription when everything it asks the daemon for is the same ({@link Key}).
  * The dispatcher ends, and the subscription leaves the process's registry, when its last reader
  * leaves; that reader's close returns once it has (docs/architecture.md, "Threads").
@@ -108,6 +113,8 @@ final class SharedChunkSubscription
     private final Map<String, List<Member>> members = new HashMap<>();
     // Streams whose chunks were handed out, or passed over for want of a reader.
     private final Set<String> seen = new HashSet<>();
+    // The dispatcher's own: the subscription's renewals the readers were told of.
+    private int renewalsTold;
 
     private SharedChunkSubscription(Key key, ChunkSubscription subscription) {
         super(key, "sluice-chunks-" + key.topic(), key.slotCount(), POLL);
@@ -118,13 +125,15 @@ final class SharedChunkSubscription
     /**
      * A source of {@code stream}'s chunks from the shared subscription of {@code key}, opening it
      * if there is none or if the stream is already under way in it. A {@code paced} reader's
-     * waiting chunks may be copied to the heap.
+     * waiting chunks may be copied to the heap. {@code renewed} runs on the subscription's thread
+     * after each renewal of the daemon subscription from then on; it must not block.
      */
-    static ChunkSource join(Key key, String stream, boolean paced) throws IOException {
+    static ChunkSource join(Key key, String stream, boolean paced, Runnable renewed)
+            throws IOException {
         return join(
                 key,
                 k -> new SharedChunkSubscription(k, k.brokerd().subscribeChunks(k.request())),
-                (SharedChunkSubscription shared) -> shared.tryAdd(stream, paced));
+                (SharedChunkSubscription shared) -> shared.tryAdd(stream, paced, renewed));
     }
 
     /** Shared subscriptions open in this process; for tests. */
@@ -133,11 +142,11 @@ final class SharedChunkSubscription
     }
 
     /** A new reader of {@code stream}, or null if its chunks were handed out already. */
-    private synchronized Member tryAdd(String stream, boolean paced) {
+    private synchronized Member tryAdd(String stream, boolean paced, Runnable renewed) {
         if (seen.contains(stream)) {
             return null;
         }
-        Member member = new Member(stream, paced);
+        Member member = new Member(stream, paced, renewed);
         members.computeIfAbsent(stream, s -> new ArrayList<>()).add(member);
         return member;
     }
@@ -158,11 +167,30 @@ final class SharedChunkSubscription
         }
     }
 
-    /** Hands out the holes reported since the last poll, after the chunks polled before them. */
+    /**
+     * Hands out the holes reported since the last poll, after the chunks polled before them, and
+     * tells the readers when the poll renewed the subscription.
+     */
     @Override
     protected ChunkBatch poll(Duration timeout) throws IOException {
         handOutGaps();
-        return subscription.poll(timeout);
+        ChunkBatch batch = subscription.poll(timeout);
+        tellRenewals();
+        return batch;
+    }
+
+    /** Tells every reader, once, that the subscription was renewed since the last poll. */
+    private void tellRenewals() {
+        int renewals = subscription.resubscriptions();
+        if (renewals == renewalsTold) {
+            return;
+        }
+        renewalsTold = renewals;
+        List<Member> readers;
+        synchronized (this) {
+            readers = members.values().stream().flatMap(List::stream).toList();
+        }
+        readers.forEach(member -> member.renewed.run());
     }
 
     @Override
@@ -265,6 +293,7 @@ final class SharedChunkSubscription
     private final class Member implements ChunkSource {
         final String stream;
         final boolean paced;
+        final Runnable renewed;
         final LinkedBlockingQueue<Entry> inbox = new LinkedBlockingQueue<>();
         // Handed out, not yet done: done on close, so that the others get its slot back.
         private Held current;
@@ -272,9 +301,10 @@ final class SharedChunkSubscription
         private final ArrayDeque<ChunkGap> gaps = new ArrayDeque<>();
         private boolean closed;
 
-        Member(String stream, boolean paced) {
+        Member(String stream, boolean paced, Runnable renewed) {
             this.stream = stream;
             this.paced = paced;
+            this.renewed = renewed;
         }
 
         /** Whether a chunk waits in the inbox (a gap report alone is none). */

@@ -227,6 +227,10 @@ public final class StreamReaderBuilder {
                     localLeaders
                             ? 0
                             : partitions > 0 ? partitions : partitionCount(producer, settings);
+            ProgressReporter reporter =
+                    producer == null
+                            ? null
+                            : new ProgressReporter(producer, progressTopic, Duration.ofSeconds(5));
             source =
                     SharedChunkSubscription.join(
                             new SharedChunkSubscription.Key(
@@ -239,11 +243,10 @@ public final class StreamReaderBuilder {
                                     reorderWindowBytes,
                                     heapBufferBytes),
                             stream,
-                            settings.rate > 0);
-            ProgressReporter reporter = null;
-            if (producer != null) {
-                reporter = new ProgressReporter(producer, progressTopic, Duration.ofSeconds(5));
-            }
+                            settings.rate > 0,
+                            // Each renewal is told at once in the next progress record
+                            // (docs/stream-reader.md, "Delivery progress").
+                            reporter == null ? () -> {} : reporter::resubscribed);
             StreamReader reader =
                     new StreamReader(
                             job,

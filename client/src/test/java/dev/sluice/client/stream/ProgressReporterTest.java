@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -70,6 +71,84 @@ class ProgressReporterTest {
         assertThat(sent()).containsExactly(at(4, true));
         reporter.tick();
         assertThat(sent()).hasSize(1);
+    }
+
+    @Test
+    void aRenewalGoesOutAtOnceFlaggedOnTheLatestProgressAndTheNextRecordClearsIt() {
+        FakeClock clock = new FakeClock();
+        ProgressReporter renewed =
+                new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1), clock);
+        renewed.update(at(4, false));
+        renewed.tick();
+
+        // Unchanged progress within a heartbeat: a renewal sends it again, flagged, at once.
+        renewed.resubscribed();
+        assertThat(sent()).containsExactly(at(4, false), at(4, false).withResubscribed(true));
+
+        renewed.update(at(5, false));
+        renewed.tick();
+        renewed.tick();
+        assertThat(sent())
+                .containsExactly(at(4, false), at(4, false).withResubscribed(true), at(5, false));
+        assertThat(producer.history().get(1).value()[0])
+                .as("a flagged record is version 2")
+                .isEqualTo((byte) 2);
+        assertThat(producer.history().get(2).value()[0])
+                .as("the records after it are version 1 again")
+                .isEqualTo((byte) 1);
+    }
+
+    @Test
+    void aRenewalBeforeTheFirstProgressWaitsForIt() {
+        reporter.resubscribed();
+        assertThat(sent()).isEmpty();
+        reporter.update(at(-1, false));
+        reporter.tick();
+        assertThat(sent()).containsExactly(at(-1, false).withResubscribed(true));
+    }
+
+    @Test
+    void aRenewalWhoseRecordFailedIsToldAgain() {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(
+                        false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        ProgressReporter failing = new ProgressReporter(manual, "p", Duration.ofSeconds(1));
+        failing.update(at(2, false));
+        failing.resubscribed();
+        manual.errorNext(new KafkaException("broker gone"));
+        failing.update(at(3, false));
+        failing.tick();
+        manual.completeNext();
+
+        List<DeliveryProgress> sent =
+                manual.history().stream()
+                        .map(r -> DeliveryProgressCodec.decode(r.key(), r.value()))
+                        .toList();
+        assertThat(sent)
+                .containsExactly(
+                        at(2, false).withResubscribed(true), at(3, false).withResubscribed(true));
+        assertThat(failing.failures()).isEqualTo(1);
+    }
+
+    @Test
+    void aRenewalIsSentByTheTimerThreadWithoutWaitingForTheInterval() {
+        reporter.update(at(0, false));
+        reporter.start(Duration.ofHours(1), "job-1/cyan");
+        awaitSent(1);
+
+        reporter.resubscribed();
+        awaitSent(2);
+        assertThat(sent()).containsExactly(at(0, false), at(0, false).withResubscribed(true));
+        reporter.close();
+    }
+
+    /** Polls the producer's history until it holds {@code count} records, for up to 10 s. */
+    private void awaitSent(int count) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (producer.history().size() < count && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+        }
+        assertThat(producer.history()).hasSize(count);
     }
 
     @Test
