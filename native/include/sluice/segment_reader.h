@@ -2,6 +2,8 @@
 // writer publishes to that lane in order, releases them, and detaches.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -24,6 +26,11 @@ struct ReaderOptions {
   // Connect to the writer's doorbell; without it a parked reader sleeps with a backoff.
   bool doorbell = true;
   IdleStrategy::Options idle;
+  // When set, Open refuses a file owned by another uid, a symbolic link and anything but a
+  // regular file (kInvalidArgument): a daemon reading a segment a client named checks the file
+  // belongs to that client (docs/brokerd.md, "Local producers"). Checked on the descriptor it
+  // maps, so the file cannot be swapped between the check and the mapping.
+  std::optional<uid_t> owner_uid;
 };
 
 class SLUICE_EXPORT SegmentReader {
