@@ -4,6 +4,7 @@ import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.job.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,13 @@ public final class TestJobs {
                             s.chunkSizeBytes()));
         }
         return new JobSpec(
-                job.id(), job.inputs(), job.generator(), job.taskSizeBytes(), specs, job.weight());
+                job.id(),
+                job.inputs(),
+                job.generator(),
+                job.taskSizeBytes(),
+                specs,
+                job.weight(),
+                job.transport());
     }
 
     /** {@code job} with weight {@code weight}. */
@@ -70,6 +77,19 @@ public final class TestJobs {
                 job.generator(),
                 job.taskSizeBytes(),
                 job.streams(),
-                weight);
+                weight,
+                job.transport());
+    }
+
+    /** {@code job} with its chunks sent by {@code transport}. */
+    public static JobSpec transported(JobSpec job, Transport transport) {
+        return new JobSpec(
+                job.id(),
+                job.inputs(),
+                job.generator(),
+                job.taskSizeBytes(),
+                job.streams(),
+                job.weight(),
+                transport);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.flink.state;
 
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
+import dev.sluice.client.job.Transport;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.TestJobs;
 import dev.sluice.flink.generation.scheduler.GenerationState;
@@ -28,7 +29,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>{@link #main} writes the files of the versions this build writes; run it only when a format
  * gets a new version, and keep the files of the older ones, which are what older builds
  * checkpointed ({@code generation-state-v1.bin} is version 1 as the scheduler wrote it before the
- * task counts).
+ * task counts, {@code compute-task-split-v1.bin} a task split before the transport, read as a KAFKA
+ * task).
  */
 final class FlinkStateVectors {
     static final Path DIRECTORY = Path.of("..", "testdata", "flink-state");
@@ -66,6 +68,11 @@ final class FlinkStateVectors {
                                     true)),
                     new FlinkStateVector<>(
                             "compute-task-split-v1.bin", new ComputeTaskSplitSerializer(), 1, TASK),
+                    new FlinkStateVector<>(
+                            "compute-task-split-v2.bin",
+                            new ComputeTaskSplitSerializer(),
+                            2,
+                            new ComputeTaskSplit(TASK.task(), 1, Transport.LOCAL)),
                     new FlinkStateVector<>(
                             "generation-state-v1.bin",
                             new GenerationStateSerializer(),

@@ -58,7 +58,7 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 bytes.skipNBytes((long) nextChunk * task.streamSpec().chunkSizeBytes());
             }
             if (nextChunk < task.chunkCount()) {
-                chunks.add(readChunk(task, nextChunk));
+                chunks.add(readChunk(current, nextChunk));
                 nextChunk++;
             }
             if (nextChunk == task.chunkCount()) {
@@ -77,7 +77,9 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
         }
     }
 
-    private Chunk readChunk(ComputeTask task, int index) throws IOException {
+    /** Chunk {@code index} of the split's task, sent the way the scheduler chose for the split. */
+    private Chunk readChunk(ComputeTaskSplit split, int index) throws IOException {
+        ComputeTask task = split.task();
         int size = task.streamSpec().chunkSizeBytes();
         long start = (long) index * size;
         int length = (int) Math.min(size, task.length() - start);
@@ -97,7 +99,8 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 task.streamSpec().outputLocation(),
                 task.firstSeq() + index,
                 eos,
-                payload);
+                payload,
+                split.transport());
     }
 
     private GeneratedChunks finish(String id, List<Chunk> chunks) {

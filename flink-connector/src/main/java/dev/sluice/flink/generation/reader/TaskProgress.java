@@ -17,7 +17,7 @@ final class TaskProgress {
     }
 
     ComputeTaskSplit toSplit() {
-        return new ComputeTaskSplit(split.task(), emitted);
+        return new ComputeTaskSplit(split.task(), emitted, split.transport());
     }
 
     String jobId() {

@@ -22,10 +22,10 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * Version 2, big-endian; counts are ints, strings modified UTF-8. Jobs: count, then per job the
  * spec as JSON (int length, UTF-8), the state name, the next tasks (count, stream and index each),
- * the returned tasks (count, each as {@link ComputeTaskSplitSerializer} writes it), the ready
- * streams (count, names), the tasks handed out and those handed out on their output location's host
- * (ints). Then the ended jobs (count, ids) and the positions (count, "topic-partition" and offset
- * each).
+ * the returned tasks (count, each as {@link ComputeTaskSplitSerializer#writeTask} writes it,
+ * without the transport, which is decided again when the task goes out), the ready streams (count,
+ * names), the tasks handed out and those handed out on their output location's host (ints). Then
+ * the ended jobs (count, ids) and the positions (count, "topic-partition" and offset each).
  *
  * <p>Version 1 is version 2 without the two task counts; it is still read, with both counts 0, so
  * that a scheduler checkpointed by an older build restores (docs/generation.md, "State formats").
@@ -59,7 +59,7 @@ public final class GenerationStateSerializer implements SimpleVersionedSerialize
                 }
                 out.writeInt(job.returned().size());
                 for (ComputeTaskSplit split : job.returned()) {
-                    ComputeTaskSplitSerializer.write(split, out);
+                    ComputeTaskSplitSerializer.writeTask(split, out);
                 }
                 writeStrings(job.ready(), out);
                 out.writeInt(job.tasksHandedOut());
@@ -99,7 +99,7 @@ public final class GenerationStateSerializer implements SimpleVersionedSerialize
                 }
                 List<ComputeTaskSplit> returned = new ArrayList<>();
                 for (int i = count(in); i > 0; i--) {
-                    returned.add(ComputeTaskSplitSerializer.read(in));
+                    returned.add(ComputeTaskSplitSerializer.readTask(in));
                 }
                 Set<String> ready = readStrings(in);
                 // Version 1 did not keep the counts: 0, and the job completes without a locality.

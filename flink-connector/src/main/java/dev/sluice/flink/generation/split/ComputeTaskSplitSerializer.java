@@ -2,6 +2,7 @@ package dev.sluice.flink.generation.split;
 
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobSpecJson;
+import dev.sluice.client.job.Transport;
 import dev.sluice.flink.generation.ComputeTask;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -15,14 +16,21 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Version 1, big-endian: the job spec as JSON (int length, UTF-8 bytes: a task carries its job, so
- * a producer needs nothing else to compute it), the stream name (modified UTF-8), the task index
- * and the chunks already emitted (ints). Offset and length follow from the spec.
+ * Version 2, big-endian: the task as version 1 wrote it, then the transport (a byte: 0 KAFKA, 1
+ * LOCAL). The task: the job spec as JSON (int length, UTF-8 bytes: a task carries its job, so a
+ * producer needs nothing else to compute it), the stream name (modified UTF-8), the task index and
+ * the chunks already emitted (ints). Offset and length follow from the spec.
+ *
+ * <p>Version 1, the task alone, is still read, as a KAFKA task: every chunk went through Kafka
+ * before the transport existed (docs/generation.md, "State formats").
  */
 @Internal
 public final class ComputeTaskSplitSerializer
         implements SimpleVersionedSerializer<ComputeTaskSplit> {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+
+    /** The first format: the task without its transport. */
+    static final int VERSION_1 = 1;
 
     @Override
     public int getVersion() {
@@ -33,19 +41,30 @@ public final class ComputeTaskSplitSerializer
     public byte[] serialize(ComputeTaskSplit split) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            write(split, out);
+            writeTask(split, out);
+            out.writeByte(transportCode(split.transport()));
         }
         return bytes.toByteArray();
     }
 
     @Override
     public ComputeTaskSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
+        if (version != VERSION && version != VERSION_1) {
             throw new IOException(
-                    "task split version " + version + ": this build reads " + VERSION);
+                    "task split version "
+                            + version
+                            + ": this build reads "
+                            + VERSION_1
+                            + " and "
+                            + VERSION);
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-            ComputeTaskSplit split = read(in);
+            ComputeTaskSplit task = readTask(in);
+            ComputeTaskSplit split =
+                    version == VERSION_1
+                            ? task
+                            : new ComputeTaskSplit(
+                                    task.task(), task.emittedChunks(), transport(in.readByte()));
             if (in.available() > 0) {
                 throw new IOException(in.available() + " bytes after the task split");
             }
@@ -53,7 +72,26 @@ public final class ComputeTaskSplitSerializer
         }
     }
 
-    public static void write(ComputeTaskSplit split, DataOutput out) throws IOException {
+    private static int transportCode(Transport transport) {
+        return transport == Transport.LOCAL ? 1 : 0;
+    }
+
+    private static Transport transport(byte code) throws IOException {
+        return switch (code) {
+            case 0 -> Transport.KAFKA;
+            case 1 -> Transport.LOCAL;
+            default ->
+                    throw new IOException(
+                            "corrupt task split: transport " + code + " (0 KAFKA or 1 LOCAL)");
+        };
+    }
+
+    /**
+     * The task in the version-1 layout, without its transport: what the scheduler's checkpoint
+     * keeps of a task given back, whose transport is decided again when it goes out (it may go to
+     * another producer).
+     */
+    public static void writeTask(ComputeTaskSplit split, DataOutput out) throws IOException {
         byte[] spec = JobSpecJson.write(split.task().job()).getBytes(StandardCharsets.UTF_8);
         out.writeInt(spec.length);
         out.write(spec);
@@ -62,7 +100,8 @@ public final class ComputeTaskSplitSerializer
         out.writeInt(split.emittedChunks());
     }
 
-    public static ComputeTaskSplit read(DataInput in) throws IOException {
+    /** A task {@link #writeTask} wrote, as a KAFKA split. */
+    public static ComputeTaskSplit readTask(DataInput in) throws IOException {
         int length = in.readInt();
         if (length < 2 || length > 64 << 20) {
             throw new IOException("corrupt task split: a job spec of " + length + " bytes");

@@ -3,6 +3,7 @@ package dev.sluice.flink.generation.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.Transport;
 import dev.sluice.flink.generation.Chunk;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.PatternGenerator;
@@ -78,12 +79,43 @@ class ComputeTaskReaderTest {
     }
 
     @Test
+    void chunksGoTheWayTheSchedulerChoseForTheirTask() {
+        JobSpec job = job(Map.of());
+        List<Chunk> chunks =
+                run(
+                        new ProducerTasks(),
+                        new HashSet<>(),
+                        new ComputeTaskSplit(task(job, 0), 0, Transport.LOCAL),
+                        new ComputeTaskSplit(task(job, 1), 0, Transport.KAFKA));
+
+        assertThat(chunks)
+                .filteredOn(c -> c.seq() < 3)
+                .hasSize(3)
+                .allMatch(c -> c.transport() == Transport.LOCAL);
+        assertThat(chunks)
+                .filteredOn(c -> c.seq() >= 3)
+                .hasSize(3)
+                .allMatch(c -> c.transport() == Transport.KAFKA);
+    }
+
+    @Test
+    void aTaskCheckpointedMidwayKeepsItsTransport() {
+        TaskProgress progress =
+                new TaskProgress(new ComputeTaskSplit(task(job(Map.of()), 1), 1, Transport.LOCAL));
+        progress.emitted();
+
+        assertThat(progress.toSplit().emittedChunks()).isEqualTo(2);
+        assertThat(progress.toSplit().transport()).isEqualTo(Transport.LOCAL);
+    }
+
+    @Test
     void aRestoredTaskSkipsTheChunksItEmittedBefore() throws IOException {
         JobSpec job = job(Map.of());
         ComputeTaskSplitSerializer serializer = new ComputeTaskSplitSerializer();
         ComputeTaskSplit restored =
                 serializer.deserialize(
-                        1, serializer.serialize(new ComputeTaskSplit(task(job, 1), 2)));
+                        serializer.getVersion(),
+                        serializer.serialize(new ComputeTaskSplit(task(job, 1), 2)));
         List<Chunk> chunks = run(new ProducerTasks(), new HashSet<>(), restored);
         assertThat(chunks).extracting(Chunk::seq).containsExactly(5L);
         assertThat(chunks.get(0).payload())

@@ -63,7 +63,7 @@ class GenerationStateSerializerTest {
             out.writeUTF("c0");
             out.writeInt(3);
             out.writeInt(1);
-            ComputeTaskSplitSerializer.write(RETURNED, out);
+            ComputeTaskSplitSerializer.writeTask(RETURNED, out);
             out.writeInt(1);
             out.writeUTF("c0");
             if (version >= 2) {
