@@ -51,4 +51,10 @@ std::string Where(const ConsumedRecord& record) {
          std::to_string(record.offset);
 }
 
+std::string Where(const ReadyMessage& message) {
+  if (message.local_producer == 0) return Where(message.record);
+  return "local producer " + std::to_string(message.local_producer) + " of " +
+         std::string(message.record.topic);
+}
+
 }  // namespace sluice::brokerd

@@ -55,5 +55,7 @@ ReadyMessage FromLibrdkafka(KafkaMessage message);
 
 // "topic [partition] at offset N", for errors about one record.
 std::string Where(const ConsumedRecord& record);
+// The same for a record, or "local producer N of topic" for a local chunk, which has no offset.
+std::string Where(const ReadyMessage& message);
 
 }  // namespace sluice::brokerd
