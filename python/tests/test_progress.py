@@ -9,16 +9,36 @@ EXAMPLE = bytes.fromhex("0100 0000 0100 0200 2900000000000000 00a8000000000000"
                         "0500 6a6f622d31 0400 6379616e".replace(" ", ""))
 
 
+# docs/formats.md's version-2 example: the same reader, its daemon subscription renewed.
+RESUBSCRIBED_EXAMPLE = bytes.fromhex("0200 0200") + EXAMPLE[4:]
+
+
 def test_the_documented_example_round_trips():
     progress = DeliveryProgress("job-1", "cyan", 1, 2, 41, 43008)
     assert encode(progress) == EXAMPLE
     assert decode(b"job-1/cyan", EXAMPLE) == progress
 
 
+def test_only_a_resubscribed_record_is_written_as_version_2():
+    progress = DeliveryProgress("job-1", "cyan", 1, 2, 41, 43008, resubscribed=True)
+    assert encode(progress) == RESUBSCRIBED_EXAMPLE
+    assert decode(b"job-1/cyan", RESUBSCRIBED_EXAMPLE) == progress
+    end = DeliveryProgress("j", "s", 0, 1, 9, 10240, end_of_stream=True, resubscribed=True)
+    assert encode(end)[:4] == bytes.fromhex("0200 0300")
+    assert decode(b"j/s", encode(end)) == end
+
+
+def test_a_version_2_record_without_version_2_flags_is_read():
+    assert decode(b"job-1/cyan", b"\x02" + EXAMPLE[1:]) == DeliveryProgress(
+        "job-1", "cyan", 1, 2, 41, 43008)
+
+
 @pytest.mark.parametrize("value,field", [
     (EXAMPLE[:20], "value"),
-    (b"\x02" + EXAMPLE[1:], "version"),
-    (EXAMPLE[:2] + b"\x02\x00" + EXAMPLE[4:], "flags"),
+    (b"\x03" + EXAMPLE[1:], "version"),
+    (b"\x00" + EXAMPLE[1:], "version"),
+    (EXAMPLE[:2] + b"\x02\x00" + EXAMPLE[4:], "flags"),  # RESUBSCRIBED in version 1
+    (RESUBSCRIBED_EXAMPLE[:2] + b"\x04\x00" + EXAMPLE[4:], "flags"),
     (EXAMPLE[:4] + b"\x02\x00" + EXAMPLE[6:], "reader_index"),
     (EXAMPLE[:8] + (-2).to_bytes(8, "little", signed=True) + EXAMPLE[16:], "delivered_seq"),
     (EXAMPLE + b"x", "stream"),

@@ -17,8 +17,10 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-VERSION = 1
+VERSION_1 = 1
+VERSION = 2  # version 1 plus the flag RESUBSCRIBED
 END_OF_STREAM = 1
+RESUBSCRIBED = 2
 DEFAULT_TOPIC = "sluice.progress"
 HEARTBEAT_S = 1.0
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,128}\Z")
@@ -42,6 +44,8 @@ class DeliveryProgress:
     delivered_seq: int
     delivered_bytes: int
     end_of_stream: bool = False
+    # The reader's daemon subscription was renewed since its previous record (version 2).
+    resubscribed: bool = False
 
     @property
     def key(self) -> bytes:
@@ -49,9 +53,13 @@ class DeliveryProgress:
 
 
 def encode(progress: DeliveryProgress) -> bytes:
-    value = (struct.pack("<HHHHqq", VERSION, END_OF_STREAM if progress.end_of_stream else 0,
-                         progress.reader_index, progress.reader_count, progress.delivered_seq,
-                         progress.delivered_bytes)
+    """Writes version 1 unless a version-2 flag is set, so that version-1 decoders keep reading
+    every record that needs nothing new (docs/formats.md, "Delivery progress")."""
+    flags = ((END_OF_STREAM if progress.end_of_stream else 0)
+             | (RESUBSCRIBED if progress.resubscribed else 0))
+    version = VERSION if progress.resubscribed else VERSION_1
+    value = (struct.pack("<HHHHqq", version, flags, progress.reader_index,
+                         progress.reader_count, progress.delivered_seq, progress.delivered_bytes)
              + _str16(progress.job) + _str16(progress.stream))
     decode(progress.key, value)  # the decoder holds the rules: one copy of them
     return value
@@ -67,10 +75,14 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
     if len(value) < 24:
         raise ProgressFormatError("value", f"{len(value)} bytes", "at least 24")
     version, flags, index, count, seq, delivered = struct.unpack_from("<HHHHqq", value)
-    if version != VERSION:
-        raise ProgressFormatError("version", version, "expected 1")
-    if flags & ~END_OF_STREAM:
-        raise ProgressFormatError("flags", flags, "only bit 0 (END_OF_STREAM) is defined")
+    if version not in (VERSION_1, VERSION):
+        raise ProgressFormatError("version", version, "expected 1 or 2")
+    if version == VERSION_1 and flags & ~END_OF_STREAM:
+        raise ProgressFormatError("flags", flags, "only bit 0 (END_OF_STREAM) is defined in "
+                                  "version 1")
+    if flags & ~(END_OF_STREAM | RESUBSCRIBED):
+        raise ProgressFormatError("flags", flags, "only bit 0 (END_OF_STREAM) and bit 1 "
+                                  "(RESUBSCRIBED) are defined")
     if count < 1:
         raise ProgressFormatError("reader_count", count, "1 to 65535")
     if index >= count:
@@ -99,7 +111,7 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
     if pos != len(value):
         raise ProgressFormatError("stream", repr(names[1]), f"{len(value) - pos} bytes after it")
     progress = DeliveryProgress(names[0], names[1], index, count, seq, delivered,
-                                bool(flags & END_OF_STREAM))
+                                bool(flags & END_OF_STREAM), bool(flags & RESUBSCRIBED))
     if key != progress.key:
         raise ProgressFormatError("key", key, f"expected {progress.key!r}, the value's job/stream")
     return progress

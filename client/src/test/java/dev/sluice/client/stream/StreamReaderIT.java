@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -146,22 +147,28 @@ class StreamReaderIT {
                     if (seqs.size() - before >= count || reader.isEndOfStream()) {
                         return true;
                     }
-                    try (StreamChunk chunk = reader.acquire(Duration.ofMillis(500))) {
-                        if (chunk != null) {
-                            ByteBuffer view = chunk.payload();
-                            // Zero-copy: the slot's memory, not a heap copy.
-                            assertThat(view.isDirect()).isTrue();
-                            byte[] bytes = new byte[view.remaining()];
-                            view.get(bytes);
-                            assertThat(bytes)
-                                    .as("payload of %s #%d", reader.stream(), chunk.seq())
-                                    .isEqualTo(payload(reader.stream(), chunk.seq(), size));
-                            seqs.add(chunk.seq());
-                        }
-                    }
+                    readOne(reader, size, Duration.ofMillis(500), seqs);
                     return false;
                 });
         return seqs;
+    }
+
+    /** Acquires one chunk, waiting up to {@code timeout}; checks its payload in place. */
+    private static void readOne(StreamReader reader, int size, Duration timeout, List<Long> seqs)
+            throws IOException {
+        try (StreamChunk chunk = reader.acquire(timeout)) {
+            if (chunk != null) {
+                ByteBuffer view = chunk.payload();
+                // Zero-copy: the slot's memory, not a heap copy.
+                assertThat(view.isDirect()).isTrue();
+                byte[] bytes = new byte[view.remaining()];
+                view.get(bytes);
+                assertThat(bytes)
+                        .as("payload of %s #%d", reader.stream(), chunk.seq())
+                        .isEqualTo(payload(reader.stream(), chunk.seq(), size));
+                seqs.add(chunk.seq());
+            }
+        }
     }
 
     private static List<Long> range(long from, long to, long step) {
@@ -241,6 +248,132 @@ class StreamReaderIT {
             assertThat(progress).containsExactly(reader.progress());
             assertThat(reader.progress().deliveredSeq()).isEqualTo(-1);
         }
+    }
+
+    @Test
+    void everyReaderOfARenewedSubscriptionSaysSoAtOnceInItsNextProgressRecord(@TempDir Path dir)
+            throws Exception {
+        String topic = KAFKA.createTopic(PARTITIONS);
+        String progressTopic = KAFKA.createTopic(1);
+        String job = uniqueName("job-k");
+        List<String> streams = List.of("cyan", "magenta");
+        int chunks = 40;
+        int size = 1024;
+        // The first half before the kill, the second after: the streams can only end through
+        // the renewed subscription.
+        send(chunks(topic, job, streams, 0, chunks / 2, chunks, size));
+        Map<String, List<Long>> seqs = new HashMap<>();
+        List<DeliveryProgress> progress = new ArrayList<>();
+        try (BrokerdProcess daemon =
+                        BrokerdProcess.start(
+                                BrokerdProcess.defaultBinary(),
+                                KAFKA.bootstrapServers(),
+                                dir.resolve("d.sock"),
+                                Map.of());
+                KafkaConsumer<byte[], byte[]> consumer = progressConsumer(progressTopic)) {
+            BrokerdClient client =
+                    BrokerdClient.builder(daemon.socket()).reconnectTimeout(WAIT).build();
+            List<StreamReader> readers = new ArrayList<>();
+            try {
+                for (String stream : streams) {
+                    readers.add(
+                            StreamReader.builder(client, job, stream)
+                                    .topic(topic)
+                                    .partitions(PARTITIONS)
+                                    .bootstrapServers(KAFKA.bootstrapServers())
+                                    .progressTopic(progressTopic)
+                                    // Only a renewal sends at once: within the test, the timer's
+                                    // interval never comes.
+                                    .progressInterval(Duration.ofHours(1))
+                                    .open());
+                }
+                readInTurn(readers, size, chunks / 2, seqs);
+                awaitProgress(consumer, progress, p -> progress.size() >= streams.size());
+                assertThat(progress).noneMatch(DeliveryProgress::resubscribed);
+
+                daemon.kill();
+                daemon.restart();
+                // Both flagged records come although no reader reads meanwhile.
+                awaitProgress(
+                        consumer,
+                        progress,
+                        p -> progress.stream().filter(DeliveryProgress::resubscribed).count() == 2);
+                for (String stream : streams) {
+                    assertThat(progress)
+                            .filteredOn(p -> p.stream().equals(stream) && p.resubscribed())
+                            .as("the renewal told by %s's reader with its latest progress", stream)
+                            .containsExactly(
+                                    new DeliveryProgress(
+                                            job,
+                                            stream,
+                                            0,
+                                            1,
+                                            chunks / 2 - 1,
+                                            (long) chunks / 2 * size,
+                                            false,
+                                            true));
+                }
+
+                send(chunks(topic, job, streams, chunks / 2, chunks, chunks, size));
+                readInTurn(readers, size, chunks, seqs);
+                for (StreamReader reader : readers) {
+                    assertThat(reader.isEndOfStream()).as(reader.stream()).isTrue();
+                }
+            } finally {
+                for (StreamReader reader : readers) {
+                    reader.close();
+                }
+            }
+            awaitProgress(
+                    consumer,
+                    progress,
+                    p -> progress.stream().filter(DeliveryProgress::endOfStream).count() == 2);
+        }
+        for (String stream : streams) {
+            assertThat(seqs.get(stream)).as(stream).isEqualTo(range(0, chunks, 1));
+            List<DeliveryProgress> ofStream =
+                    progress.stream().filter(p -> p.stream().equals(stream)).toList();
+            DeliveryProgress last = ofStream.get(ofStream.size() - 1);
+            assertThat(last.endOfStream()).isTrue();
+            assertThat(last.resubscribed()).as("the records after the renewal clear it").isFalse();
+        }
+    }
+
+    /** Chunks {@code from} to {@code to - 1} of each stream of {@code count}, last seq first. */
+    private static List<ProducerRecord<byte[], byte[]>> chunks(
+            String topic, String job, List<String> streams, int from, int to, int count, int size) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int seq = to - 1; seq >= from; seq--) {
+            for (String stream : streams) {
+                records.add(chunk(topic, job, stream, seq, count, size));
+            }
+        }
+        return records;
+    }
+
+    /**
+     * Reads the readers in turn on this thread until each has {@code total} chunks in {@code seqs}:
+     * readers of one subscription advance together, so none may wait for its own while another's
+     * unread chunks hold the slots.
+     */
+    private static void readInTurn(
+            List<StreamReader> readers, int size, int total, Map<String, List<Long>> seqs)
+            throws IOException {
+        Await.until(
+                () -> "every reader has " + total + " chunks; got " + seqs,
+                WAIT,
+                () -> {
+                    boolean all = true;
+                    for (StreamReader reader : readers) {
+                        List<Long> own =
+                                seqs.computeIfAbsent(reader.stream(), s -> new ArrayList<>());
+                        if (own.size() < total) {
+                            readOne(reader, size, Duration.ofMillis(20), own);
+                            all &= own.size() >= total;
+                        }
+                    }
+                    return all;
+                });
     }
 
     private static KafkaConsumer<byte[], byte[]> progressConsumer(String topic) {
