@@ -68,12 +68,13 @@ TEST_F(DaemonAnswersTest, AFrameWhoseHeaderCannotBeReadIsAnsweredWithRequestIdZe
   EXPECT_TRUE(connection->ClosedByDaemon());
 }
 
-// A reader has no business sending these, well-formed or not: the type says it all.
+// A client has no business sending these, well-formed or not: the type says it all.
 TEST_F(DaemonAnswersTest, ADaemonOnlyMessageIsUnexpectedWhateverItsBody) {
   const std::vector<p::Frame> frames = {
       {43, p::Subscribed{1, ObjectKind::kRecords, 0, {0}, "seg", {1}, "/dev/shm"}},
       {44, p::ErrorMessage{0, p::ErrorCode::kInternal, 1, 3, "from a reader"}},
       {45, p::StreamGap{1, 2, 2, 1000, "job-1", "cyan"}},
+      {46, p::Producing{1}},
   };
   for (const p::Frame& frame : frames) {
     SCOPED_TRACE(p::NameOf(p::TypeOf(frame.message)));

@@ -37,6 +37,8 @@ std::vector<Frame> OneOfEachMessage() {
       {14, ErrorMessage{3, ErrorCode::kBadRequest, 1, 2, "slot_size too large"}},
       {15, Close{3}},
       {0, StreamGap{3, 5, 9, 2000000000, "job-1", "cyan"}},
+      {16, Produce{"sluice.chunks.printer-1", "/dev/shm/producer-1"}},
+      {16, Producing{4}},
   };
 }
 
@@ -85,7 +87,7 @@ TEST(ProtocolCodec, TheHeaderIsLittleEndianAtTheSpecOffsets) {
   const Bytes bytes = Encode({0x1122334455667788, Release{0x0102030405060708, 0x0A}});
   const Bytes expected = {
       28,   0,    0,    0,                             // frame_length: 12 + 16
-      3,    0,                                         // version
+      4,    0,                                         // version
       3,    0,                                         // type RELEASE
       0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // request_id
       8,    7,    6,    5,    4,    3,    2,    1,     // subscription_id
@@ -130,8 +132,8 @@ TEST(ProtocolCodec, EveryTruncationIsRefusedWithoutReadingPastTheEnd) {
 }
 
 // Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
-// SUBSCRIBED, are as they were (docs/formats.md, "Versions"), and so are they all in version 3
-// but for SUBSCRIBE's new flag and the new STREAM_GAP.
+// SUBSCRIBED, are as they were (docs/formats.md, "Versions"), and so are they all in the later
+// versions but for SUBSCRIBE's new flag and the new messages.
 TEST(ProtocolCodec, OnlyVersionTwoOfSubscribedCarriesTheSegmentDir) {
   const Subscribed v1{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, ""};
   Subscribed v2 = v1;
@@ -144,18 +146,18 @@ TEST(ProtocolCodec, OnlyVersionTwoOfSubscribedCarriesTheSegmentDir) {
   EXPECT_EQ(DecodeFrame(one)->version, 1);
   EXPECT_EQ(std::get<Subscribed>(DecodeFrame(two)->message).segment_dir, "/dev/shm");
   for (const Frame& frame : OneOfEachMessage()) {
-    if (std::holds_alternative<StreamGap>(frame.message)) continue;
-    SCOPED_TRACE(NameOf(TypeOf(frame.message)));
-    Frame older = frame;
-    older.version = 2;
-    Bytes bytes = Encode(older);
-    PutU16(bytes, 4, 3);
-    EXPECT_EQ(bytes, Encode(frame)) << "the same body in versions 2 and 3";
-    if (std::holds_alternative<Subscribed>(frame.message)) continue;
-    older.version = 1;
-    bytes = Encode(older);
-    PutU16(bytes, 4, 3);
-    EXPECT_EQ(bytes, Encode(frame)) << "the same body in versions 1 and 3";
+    const MessageType type = TypeOf(frame.message);
+    SCOPED_TRACE(NameOf(type));
+    uint16_t first = FirstVersionOf(type);
+    if (type == MessageType::kSubscribed) first = kSegmentDirVersion;
+    for (uint16_t version = first; version < kMaxVersion; ++version) {
+      Frame older = frame;
+      older.version = version;
+      Bytes bytes = Encode(older);
+      PutU16(bytes, 4, kMaxVersion);
+      EXPECT_EQ(bytes, Encode(frame))
+          << "the same body in versions " << version << " and " << kMaxVersion;
+    }
   }
 }
 
@@ -198,6 +200,45 @@ TEST(ProtocolCodec, StreamGapIsAMessageOfVersionThreeOnly) {
   }
 }
 
+// PRODUCE (8) and PRODUCING (9) are version 4 on (docs/formats.md, "PRODUCE"): in an older frame
+// their types are unknown, and the daemon answers UNKNOWN_TYPE.
+TEST(ProtocolCodec, ProduceAndProducingAreMessagesOfVersionFourOnly) {
+  const Bytes produce = Encode({0x21, Produce{"sluice.chunks.printer-1", "/dev/shm/producer-1"}});
+  EXPECT_EQ(produce[6], 8);
+  EXPECT_EQ(produce[kFrameHeaderSize + 4], 23);       // topic's length
+  EXPECT_EQ(produce[kFrameHeaderSize + 6], 's');      // topic
+  EXPECT_EQ(produce[kFrameHeaderSize + 6 + 23], 19);  // segment_path's length
+  EXPECT_EQ(std::string(produce.end() - 19, produce.end()), "/dev/shm/producer-1");
+  const Bytes producing = Encode({0x21, Producing{0x0102030405060708}});
+  EXPECT_EQ(producing[6], 9);
+  EXPECT_EQ(producing.size(), kFrameHeaderSize + 8);
+  EXPECT_EQ(producing[kFrameHeaderSize], 8);  // producer_id, little-endian
+  for (Bytes bytes : {produce, producing}) {
+    for (const uint16_t version : std::vector<uint16_t>{1, 2, 3}) {
+      SCOPED_TRACE(version);
+      PutU16(bytes, 4, version);
+      EXPECT_TRUE(RefusedNaming(bytes, "type"));
+      EXPECT_EQ(RefusalCode(bytes), ErrorCode::kUnknownType);
+      EXPECT_TRUE(NamesField(DecodeHeader(bytes).status(), "type"));
+    }
+  }
+  Bytes v3 = produce;
+  PutU16(v3, 4, 3);
+  EXPECT_EQ(DecodeFrame(v3).status().message(),
+            "type = 8: expected 1 (SUBSCRIBE) to 7 (STREAM_GAP) in version 3; 8 (PRODUCE) is "
+            "version 4 on");
+}
+
+// PRODUCE's flags are reserved: a producer that sets one asks for something this version lacks.
+TEST(ProtocolCodec, ProduceWithAFlagSetIsRefused) {
+  for (const uint32_t flags : {1u, 0x80000000u}) {
+    Bytes bytes = Encode({1, Produce{"t", "/dev/shm/p"}});
+    PutU32(bytes, kFrameHeaderSize, flags);
+    EXPECT_TRUE(RefusedNaming(bytes, "flags")) << flags;
+    EXPECT_EQ(RefusalCode(bytes), ErrorCode::kBadFrame);
+  }
+}
+
 // The header alone: what the daemon answers a frame it refuses, or may not receive, with.
 TEST(ProtocolCodec, TheHeaderOfAFrameWithABadBodyIsReadable) {
   Bytes bytes = Encode({0x1234, ValidSubscribe()});
@@ -212,12 +253,12 @@ TEST(ProtocolCodec, TheHeaderOfAFrameWithABadBodyIsReadable) {
   EXPECT_TRUE(NamesField(DecodeHeader(bytes).status(), "frame_length"));
 }
 
-TEST(ProtocolCodec, OnlyTheDaemonSendsSubscribedErrorAndStreamGap) {
+TEST(ProtocolCodec, OnlyTheDaemonSendsSubscribedErrorStreamGapAndProducing) {
   for (const Frame& frame : OneOfEachMessage()) {
     const MessageType type = TypeOf(frame.message);
     const bool daemon_only = type == MessageType::kSubscribed || type == MessageType::kError ||
-                             type == MessageType::kStreamGap;
-    EXPECT_EQ(SentByReader(type), !daemon_only) << NameOf(type);
+                             type == MessageType::kStreamGap || type == MessageType::kProducing;
+    EXPECT_EQ(SentByClient(type), !daemon_only) << NameOf(type);
   }
 }
 
@@ -233,7 +274,7 @@ TEST(ProtocolCodec, FrameLengthOutsideItsBoundsIsRefused) {
 }
 
 TEST(ProtocolCodec, AnUnknownVersionIsRefusedAsUnsupported) {
-  for (const uint16_t version : std::vector<uint16_t>{0, 4, 65535}) {
+  for (const uint16_t version : std::vector<uint16_t>{0, kMaxVersion + 1, 65535}) {
     Bytes bytes = Encode({0, Heartbeat{1, 2}});
     PutU16(bytes, 4, version);
     EXPECT_TRUE(RefusedNaming(bytes, "version")) << version;
@@ -242,7 +283,7 @@ TEST(ProtocolCodec, AnUnknownVersionIsRefusedAsUnsupported) {
 }
 
 TEST(ProtocolCodec, AnUnknownTypeIsRefused) {
-  for (const uint16_t type : std::vector<uint16_t>{0, 8, 65535}) {
+  for (const uint16_t type : std::vector<uint16_t>{0, 10, 65535}) {
     Bytes bytes = Encode({0, Heartbeat{1, 2}});
     PutU16(bytes, 6, type);
     EXPECT_TRUE(RefusedNaming(bytes, "type")) << type;
@@ -402,7 +443,7 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
       {Frame{1, Subscribed{3, ObjectKind::kRecords, 0, {0}, "seg", {1}, "/dev/shm"}, 1},
        "segment_dir"},
       {Frame{0, Heartbeat{1, 2}, 0}, "version"},
-      {Frame{0, Heartbeat{1, 2}, 4}, "version"},
+      {Frame{0, Heartbeat{1, 2}, kMaxVersion + 1}, "version"},
       {{1, Release{0, 1}}, "subscription_id"},
       {{0, Heartbeat{1, 0}}, "timeout_ns"},
       {{0, ErrorMessage{0, ErrorCode::kInternal, 0, 1, ""}}, "min_version"},
@@ -414,6 +455,17 @@ TEST(ProtocolCodec, TheEncoderRefusesEveryValueTheSpecForbids) {
       {{0, StreamGap{1, 1, 1, 0, "", "s"}}, "job"},
       {{0, StreamGap{1, 1, 1, 0, "j", std::string(129, 's')}}, "stream"},
       {{0, StreamGap{1, 1, 1, 0, "j", "a stream"}}, "stream"},
+      {{1, Produce{"", "/dev/shm/p"}}, "topic"},
+      {{1, Produce{std::string(250, 't'), "/dev/shm/p"}}, "topic"},
+      {{1, Produce{"sluice.chunks/printer-1", "/dev/shm/p"}}, "topic"},
+      {{1, Produce{"t", ""}}, "segment_path"},
+      {{1, Produce{"t", "dev/shm/p"}}, "segment_path"},
+      {{1, Produce{"t", std::string("/dev/shm\0p", 10)}}, "segment_path"},
+      {{1, Produce{"t", "/" + std::string(4095, 'p')}}, "segment_path"},
+      {{1, Produce{"t", "/\xFF"}}, "segment_path"},
+      {Frame{1, Produce{"t", "/dev/shm/p"}, 3}, "type"},
+      {{1, Producing{0}}, "producer_id"},
+      {Frame{1, Producing{1}, 3}, "type"},
   };
   for (const auto& [frame, field] : cases) {
     EXPECT_TRUE(NamesField(EncodeFrame(frame).status(), field));

@@ -60,13 +60,15 @@ TEST(ProtocolVectors, TheManifestCoversEveryMessageAndTheMalformedCases) {
   }
   const std::set<std::string> before_v3 = {"SUBSCRIBE", "SUBSCRIBED", "RELEASE",
                                            "HEARTBEAT", "ERROR",      "CLOSE"};
-  std::set<std::string> every = before_v3;
-  every.insert("STREAM_GAP");
+  std::set<std::string> v3 = before_v3;
+  v3.insert("STREAM_GAP");
+  std::set<std::string> v4 = v3;
+  v4.insert({"PRODUCE", "PRODUCING"});
   EXPECT_EQ(types, (std::map<std::string, std::set<std::string>>{
-                       {"1", before_v3}, {"2", before_v3}, {"3", every}}));
-  for (const char* field :
-       {"frame_length", "version", "type", "topic", "mode", "message", "partitions[1].start",
-        "partition_count", "segment_dir", "flags", "missing_to", "stream"}) {
+                       {"1", before_v3}, {"2", before_v3}, {"3", v3}, {"4", v4}}));
+  for (const char* field : {"frame_length", "version", "type", "topic", "mode", "message",
+                            "partitions[1].start", "partition_count", "segment_dir", "flags",
+                            "missing_to", "stream", "segment_path", "producer_id"}) {
     EXPECT_TRUE(fields.contains(field)) << field;
   }
 }

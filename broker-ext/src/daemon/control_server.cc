@@ -285,7 +285,7 @@ void ControlServer::Receive(Connection& connection) {
     // A readable header: the answer carries its request id, in its version (docs/formats.md,
     // "ERROR"), and a message only the daemon sends is refused for what it is, whatever its body.
     connection.version = header->version;
-    if (!protocol::SentByReader(header->type)) {
+    if (!protocol::SentByClient(header->type)) {
       const std::string name(protocol::NameOf(header->type));
       SendError(connection, header->request_id, 0, ErrorCode::kUnexpectedMessage,
                 "type = " + name + ": only the daemon sends it");
@@ -321,8 +321,11 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
     }
   } else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&frame.message)) {
     connection.peer_timeout = std::chrono::nanoseconds(heartbeat->timeout_ns);
+  } else if (std::holds_alternative<protocol::Produce>(frame.message)) {
+    // docs/formats.md, "PRODUCE": a well-formed request this daemon does not serve yet.
+    SendError(connection, request, 0, ErrorCode::kBadRequest, "PRODUCE is not served yet");
   } else if (const auto* close = std::get_if<protocol::Close>(&frame.message)) {
-    // The last message a reader sends (protocol::SentByReader): Receive refused the others.
+    // The last message a client sends (protocol::SentByClient): Receive refused the others.
     if (close->subscription_id == protocol::kAllSubscriptions) {
       while (!connection.subscriptions.empty()) {
         EndSubscription(connection, connection.subscriptions.begin()->first);

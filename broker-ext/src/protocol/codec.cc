@@ -22,7 +22,7 @@ constexpr size_t kMaxGroupIdLength = 255;
 constexpr size_t kMaxJobFilterLength = 128;  // a job id (docs/formats.md, "Job commands")
 constexpr size_t kMaxSegmentNameLength = 255;
 constexpr size_t kMaxSchemaLength = 65536;
-constexpr size_t kMaxSegmentDirLength = 4095;  // PATH_MAX less its NUL
+constexpr size_t kMaxPathLength = 4095;  // PATH_MAX less its NUL
 constexpr uint64_t kSlotAlignment = 64;
 // The segment's own bound: one Java mapping holds at most 2^31 - 1 bytes.
 constexpr uint64_t kMaxSlotSize = (uint64_t{1} << 31) - kSlotAlignment;
@@ -195,19 +195,24 @@ Status EncodeBody(const Subscribe& m, WireWriter& out) {
   return Status::OK();
 }
 
-Result<uint64_t> ReadSubscriptionId(WireReader& in) {
-  SLUICE_ASSIGN_OR_RETURN(const uint64_t id, in.U64("subscription_id"));
-  if (id == 0) return FieldError("subscription_id", id, "must be >= 1");
+// A subscription id, or a producer id from the same counter: 0 is none.
+Result<uint64_t> ReadId(WireReader& in, std::string_view field) {
+  SLUICE_ASSIGN_OR_RETURN(const uint64_t id, in.U64(field));
+  if (id == 0) return FieldError(field, id, "must be >= 1");
   return id;
 }
 
-Status CheckSegmentDir(std::string_view dir) {
-  if (dir.empty() || dir.size() > kMaxSegmentDirLength) {
-    return FieldError("segment_dir", Quote(dir), "expected 1 to 4095 bytes");
+Result<uint64_t> ReadSubscriptionId(WireReader& in) { return ReadId(in, "subscription_id"); }
+
+// SUBSCRIBED's segment_dir and PRODUCE's segment_path: a path the peer opens as it is, so it is
+// absolute and fits PATH_MAX.
+Status CheckAbsolutePath(std::string_view field, std::string_view path) {
+  if (path.empty() || path.size() > kMaxPathLength) {
+    return FieldError(field, Quote(path), "expected 1 to 4095 bytes");
   }
-  if (dir.front() != '/') return FieldError("segment_dir", Quote(dir), "not an absolute path");
-  if (dir.find('\0') != std::string_view::npos) {
-    return FieldError("segment_dir", Quote(dir), "a path has no NUL byte");
+  if (path.front() != '/') return FieldError(field, Quote(path), "not an absolute path");
+  if (path.find('\0') != std::string_view::npos) {
+    return FieldError(field, Quote(path), "a path has no NUL byte");
   }
   return Status::OK();
 }
@@ -244,7 +249,7 @@ Result<Subscribed> DecodeSubscribed(WireReader& in, uint16_t version) {
   }
   if (version >= kSegmentDirVersion) {
     SLUICE_ASSIGN_OR_RETURN(m.segment_dir, in.Str16("segment_dir"));
-    SLUICE_RETURN_NOT_OK(CheckSegmentDir(m.segment_dir));
+    SLUICE_RETURN_NOT_OK(CheckAbsolutePath("segment_dir", m.segment_dir));
   }
   return m;
 }
@@ -354,6 +359,34 @@ Status EncodeBody(const StreamGap& m, WireWriter& out) {
   return out.Str16("stream", m.stream);
 }
 
+Result<Produce> DecodeProduce(WireReader& in) {
+  Produce m;
+  SLUICE_ASSIGN_OR_RETURN(const uint32_t flags, in.U32("flags"));
+  if (flags != 0) return FieldError("flags", flags, "no flag is defined in PRODUCE: must be 0");
+  SLUICE_ASSIGN_OR_RETURN(m.topic, in.Str16("topic"));
+  SLUICE_RETURN_NOT_OK(CheckName("topic", m.topic, 1, kMaxTopicLength));
+  SLUICE_ASSIGN_OR_RETURN(m.segment_path, in.Str16("segment_path"));
+  SLUICE_RETURN_NOT_OK(CheckAbsolutePath("segment_path", m.segment_path));
+  return m;
+}
+
+Status EncodeBody(const Produce& m, WireWriter& out) {
+  out.U32(0);  // flags
+  SLUICE_RETURN_NOT_OK(out.Str16("topic", m.topic));
+  return out.Str16("segment_path", m.segment_path);
+}
+
+Result<Producing> DecodeProducing(WireReader& in) {
+  Producing m;
+  SLUICE_ASSIGN_OR_RETURN(m.producer_id, ReadId(in, "producer_id"));
+  return m;
+}
+
+Status EncodeBody(const Producing& m, WireWriter& out) {
+  out.U64(m.producer_id);
+  return Status::OK();
+}
+
 // Wraps a body decoder's result into the frame's Message.
 template <typename T>
 Result<Message> AsMessage(Result<T> body) {
@@ -377,6 +410,10 @@ Result<Message> DecodeBody(MessageType type, uint16_t version, WireReader& in) {
       return AsMessage(DecodeClose(in));
     case MessageType::kStreamGap:
       return AsMessage(DecodeStreamGap(in));
+    case MessageType::kProduce:
+      return AsMessage(DecodeProduce(in));
+    case MessageType::kProducing:
+      return AsMessage(DecodeProducing(in));
   }
   return FieldError("type", static_cast<uint16_t>(type), "not a message type");
 }
@@ -388,13 +425,28 @@ Status CheckVersion(uint16_t version) {
                         std::to_string(kMaxVersion));
 }
 
-// A type is a message of the versions that define it: STREAM_GAP is version 3 on.
+// The type with the highest number in a version: the types are numbered in the order the
+// versions added them.
+MessageType LastTypeOf(uint16_t version) {
+  auto type = MessageType::kProducing;
+  while (FirstVersionOf(type) > version)
+    type = static_cast<MessageType>(static_cast<uint16_t>(type) - 1);
+  return type;
+}
+
+std::string Numbered(MessageType type) {
+  return std::to_string(static_cast<uint16_t>(type)) + " (" + std::string(NameOf(type)) + ")";
+}
+
+// A type is a message of the versions that define it: STREAM_GAP is version 3 on, PRODUCE and
+// PRODUCING version 4 on.
 Result<MessageType> ReadType(WireReader& in, uint16_t version) {
-  SLUICE_ASSIGN_OR_RETURN(const MessageType type, ReadEnum(in, "type", MessageType::kStreamGap));
-  if (type == MessageType::kStreamGap && version < kIsolationAndGapVersion) {
+  SLUICE_ASSIGN_OR_RETURN(const MessageType type, ReadEnum(in, "type", MessageType::kProducing));
+  if (version < FirstVersionOf(type)) {
     return FieldError("type", static_cast<uint16_t>(type),
-                      "expected 1 (SUBSCRIBE) to 6 (CLOSE) in version " + std::to_string(version) +
-                          "; 7 (STREAM_GAP) is version 3 on");
+                      "expected 1 (SUBSCRIBE) to " + Numbered(LastTypeOf(version)) +
+                          " in version " + std::to_string(version) + "; " + Numbered(type) +
+                          " is version " + std::to_string(FirstVersionOf(type)) + " on");
   }
   return type;
 }

@@ -7,16 +7,36 @@ MessageType TypeOf(const Message& message) {
   return static_cast<MessageType>(message.index() + 1);
 }
 
-bool SentByReader(MessageType type) {
+uint16_t FirstVersionOf(MessageType type) {
+  switch (type) {
+    case MessageType::kStreamGap:
+      return kIsolationAndGapVersion;
+    case MessageType::kProduce:
+    case MessageType::kProducing:
+      return kProduceVersion;
+    case MessageType::kSubscribe:
+    case MessageType::kSubscribed:
+    case MessageType::kRelease:
+    case MessageType::kHeartbeat:
+    case MessageType::kError:
+    case MessageType::kClose:
+      return kMinVersion;
+  }
+  return kMinVersion;
+}
+
+bool SentByClient(MessageType type) {
   switch (type) {
     case MessageType::kSubscribe:
     case MessageType::kRelease:
     case MessageType::kHeartbeat:
     case MessageType::kClose:
+    case MessageType::kProduce:
       return true;
     case MessageType::kSubscribed:
     case MessageType::kError:
     case MessageType::kStreamGap:
+    case MessageType::kProducing:
       return false;
   }
   return false;
@@ -38,6 +58,10 @@ std::string_view NameOf(MessageType type) {
       return "CLOSE";
     case MessageType::kStreamGap:
       return "STREAM_GAP";
+    case MessageType::kProduce:
+      return "PRODUCE";
+    case MessageType::kProducing:
+      return "PRODUCING";
   }
   return "?";
 }

@@ -14,11 +14,14 @@ namespace sluice::brokerd::protocol {
 
 // The versions this side speaks (docs/formats.md, "Versions"). Version 2 adds SUBSCRIBED's
 // segment_dir, so that only the daemon is configured with its segment folder; version 3 the
-// subscription's own isolation level (SUBSCRIBE's READ_UNCOMMITTED) and STREAM_GAP.
+// subscription's own isolation level (SUBSCRIBE's READ_UNCOMMITTED) and STREAM_GAP; version 4
+// PRODUCE and PRODUCING, so that a producer on the daemon's host hands it chunks through a segment
+// of its own (docs/formats.md, "PRODUCE").
 inline constexpr uint16_t kMinVersion = 1;
-inline constexpr uint16_t kMaxVersion = 3;
+inline constexpr uint16_t kMaxVersion = 4;
 inline constexpr uint16_t kSegmentDirVersion = 2;
 inline constexpr uint16_t kIsolationAndGapVersion = 3;
+inline constexpr uint16_t kProduceVersion = 4;
 // The frame header: frame_length, version, type, request_id.
 inline constexpr size_t kFrameHeaderSize = 16;
 // frame_length counts the bytes after itself: at least the rest of the header, at most 1 MiB.
@@ -33,6 +36,8 @@ enum class MessageType : uint16_t {
   kError = 5,
   kClose = 6,
   kStreamGap = 7,
+  kProduce = 8,
+  kProducing = 9,
 };
 
 enum class Mode : uint16_t { kRecords = 1, kChunkStreams = 2 };
@@ -146,9 +151,25 @@ struct StreamGap {
   bool operator==(const StreamGap&) const = default;
 };
 
+// A producer on the daemon's host offers its segment of chunks (object kind CHUNKS, the producer
+// its writer) for the CHUNK_STREAMS subscriptions of `topic` on this daemon.
+struct Produce {
+  std::string topic;
+  std::string segment_path;  // absolute
+
+  bool operator==(const Produce&) const = default;
+};
+
+// The answer to a PRODUCE: the daemon reads the segment. CLOSE with the id ends it.
+struct Producing {
+  uint64_t producer_id = 0;  // from the counter of the subscription ids
+
+  bool operator==(const Producing&) const = default;
+};
+
 // In type-number order: TypeOf relies on it.
-using Message =
-    std::variant<Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close, StreamGap>;
+using Message = std::variant<Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close,
+                             StreamGap, Produce, Producing>;
 
 struct Frame {
   uint64_t request_id = 0;
@@ -160,8 +181,12 @@ struct Frame {
 
 MessageType TypeOf(const Message& message);
 
-// Whether a reader may send the type; the daemon answers any other with UNEXPECTED_MESSAGE.
-bool SentByReader(MessageType type);
+// The first version whose frames may carry the type (docs/formats.md, "Versions").
+uint16_t FirstVersionOf(MessageType type);
+
+// Whether a client (a reader or a producer) may send the type; the daemon answers any other with
+// UNEXPECTED_MESSAGE.
+bool SentByClient(MessageType type);
 
 // The names docs/formats.md uses: "SUBSCRIBE", "CHUNK_STREAMS", "RECORD_TOO_LARGE"...; an
 // undefined value gives "?".

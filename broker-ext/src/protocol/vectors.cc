@@ -26,6 +26,8 @@ constexpr size_t kStreamGapMissingToAt = kBody + 16;
 constexpr size_t kStreamGapStreamLength = 4;
 // The bytes of SubscribedWithFolder's segment_dir, "/dev/shm", the last field of its frame.
 constexpr size_t kSegmentDirLength = 8;
+constexpr size_t kProduceFlagsAt = kBody;
+constexpr size_t kProduceTopicAt = kBody + 4 + 2;
 
 std::string Hex(const std::vector<uint8_t>& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -109,6 +111,15 @@ void DescribeBody(const StreamGap& m, Fields& out) {
   out.emplace_back("stream", m.stream);
 }
 
+void DescribeBody(const Produce& m, Fields& out) {
+  out.emplace_back("topic", m.topic);
+  out.emplace_back("segment_path", m.segment_path);
+}
+
+void DescribeBody(const Producing& m, Fields& out) {
+  out.emplace_back("producer_id", std::to_string(m.producer_id));
+}
+
 // An Arrow Schema message is opaque to the codec, so the vectors carry stand-in bytes that
 // do not change when Arrow's flatbuffers do.
 const std::vector<uint8_t> kSchema = {0xFF, 0xFF, 0xFF, 0xFF, 0x10, 0x00, 0x00, 0x00,
@@ -168,9 +179,16 @@ Subscribe SubscribeReadUncommitted() {
 
 StreamGap GapInCyan() { return {7, 12, 14, 5000000000, "packaging-0001", "cyan"}; }
 
+// A producer on printer-1's host offers its segment of chunks for printer-1's chunk topic; the
+// path is the last field of its frame.
+constexpr std::string_view kProducerSegment = "/dev/shm/sluice-producer.4242.0badf00d";
+
+Produce ProduceToPrinter() { return {"sluice.chunks.printer-1", std::string(kProducerSegment)}; }
+
 constexpr uint16_t kV1 = 1;
 constexpr uint16_t kV2 = 2;
 constexpr uint16_t kV3 = 3;
+constexpr uint16_t kV4 = 4;
 
 // Good frames: every message type in both versions, and the edges of the unsigned fields.
 std::vector<std::pair<std::string, Frame>> GoodFrames() {
@@ -239,6 +257,26 @@ std::vector<std::pair<std::string, Frame>> GoodFrames() {
       // A one-seq hole, and the largest values.
       {"v3-stream-gap-edges.bin",
        {0, StreamGap{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, "j", "s"}, kV3}},
+      {"v4-subscribe-read-uncommitted.bin", {2, SubscribeReadUncommitted(), kV4}},
+      {"v4-subscribed.bin", {1, SubscribedWithFolder(), kV4}},
+      {"v4-release.bin", {3, Release{7, 41}, kV4}},
+      {"v4-heartbeat.bin", {0, Heartbeat{123456789012345, 5000000000}, kV4}},
+      {"v4-stream-gap.bin", {0, GapInCyan(), kV4}},
+      {"v4-produce.bin", {5, ProduceToPrinter(), kV4}},
+      // The longest topic and a path outside /dev/shm with a non-ASCII byte.
+      {"v4-produce-edges.bin",
+       {6, Produce{std::string(249, 't'), "/var/lib/sluice/producers \u00e9/p"}, kV4}},
+      {"v4-producing.bin", {5, Producing{8}, kV4}},
+      {"v4-producing-high-id.bin", {5, Producing{UINT64_MAX}, kV4}},
+      // A PRODUCE refused, naming the path.
+      {"v4-error-bad-request.bin",
+       {5,
+        ErrorMessage{0, ErrorCode::kBadRequest, 1, 4,
+                     "segment_path = \"/dev/shm/sluice-producer.4242.0badf00d\": owned by uid "
+                     "1001, not by the peer's uid 1000"},
+        kV4}},
+      // A producer ends: CLOSE with its producer id.
+      {"v4-close.bin", {7, Close{8}, kV4}},
   };
 }
 
@@ -279,6 +317,10 @@ Result<std::vector<Broken>> BrokenFrames() {
                           EncodeFrame({1, SubscribeToPartitions(), kV3}));
   SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream_gap,
                           EncodeFrame({0, GapInCyan(), kV3}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> produce,
+                          EncodeFrame({5, ProduceToPrinter(), kV4}));
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<uint8_t> producing,
+                          EncodeFrame({5, Producing{8}, kV4}));
   SLUICE_ASSIGN_OR_RETURN(
       const std::vector<uint8_t> error,
       EncodeFrame({2, ErrorMessage{0, ErrorCode::kInternal, 1, 1, "bad: XX"}, kV1}));
@@ -351,6 +393,26 @@ Result<std::vector<Broken>> BrokenFrames() {
   add("v2-subscribed-relative-dir.bin", "segment_dir", subscribed_v2, [](auto& b) {
     std::rotate(b.end() - kSegmentDirLength, b.end() - kSegmentDirLength + 1, b.end());
   });
+  // PRODUCE's flags are reserved: none is defined.
+  add("v4-produce-flags.bin", "flags", produce, [](auto& b) { PutU32(b, kProduceFlagsAt, 1); });
+  add("v4-produce-bad-topic.bin", "topic", produce, [](auto& b) { b[kProduceTopicAt + 7] = '/'; });
+  add("v4-produce-empty-path.bin", "segment_path", produce, [](auto& b) {
+    b.resize(b.size() - kProducerSegment.size());
+    PutU16(b, b.size() - 2, 0);
+    FixLength(b);
+  });
+  // "/dev/shm/sluice-producer..." becomes "dev/shm/sluice-producer.../".
+  add("v4-produce-relative-path.bin", "segment_path", produce, [](auto& b) {
+    std::rotate(b.end() - kProducerSegment.size(), b.end() - kProducerSegment.size() + 1, b.end());
+  });
+  // "/dev/shm/" becomes "/dev/shm\0": a path the daemon would open cut at the NUL.
+  add("v4-produce-nul-in-path.bin", "segment_path", produce,
+      [](auto& b) { b[b.size() - kProducerSegment.size() + 8] = 0; });
+  add("v4-producing-id-zero.bin", "producer_id", producing,
+      [](auto& b) { std::fill(b.begin() + kBody, b.begin() + kBody + 8, 0); });
+  // PRODUCE and PRODUCING are not messages of version 3: their types are unknown there.
+  add("v3-produce.bin", "type", produce, [](auto& b) { PutU16(b, kVersionAt, kV3); });
+  add("v3-producing.bin", "type", producing, [](auto& b) { PutU16(b, kVersionAt, kV3); });
   return broken;
 }
 

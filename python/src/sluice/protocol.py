@@ -1,4 +1,4 @@
-"""The control protocol between a reader and ``sluice-brokerd``, version 3, both directions.
+"""The control protocol between a client and ``sluice-brokerd``, version 4, both directions.
 
 docs/formats.md, "Control protocol": little-endian frames of a 16-byte header (``frame_length``,
 ``version``, ``type``, ``request_id``) and a body. Decoding is strict, as in the C++ and Java
@@ -15,10 +15,11 @@ import struct
 from dataclasses import dataclass, field
 from typing import List, Tuple, Union
 
-VERSION = 3
+VERSION = 4
 MIN_VERSION = 1
 SEGMENT_DIR_VERSION = 2
 ISOLATION_AND_GAP_VERSION = 3
+PRODUCE_VERSION = 4
 FRAME_HEADER_SIZE = 16
 MIN_FRAME_LENGTH = FRAME_HEADER_SIZE - 4
 MAX_FRAME_LENGTH = 1 << 20
@@ -52,6 +53,21 @@ class MessageType(enum.IntEnum):
     ERROR = 5
     CLOSE = 6
     STREAM_GAP = 7
+    PRODUCE = 8
+    PRODUCING = 9
+
+
+# The first version whose frames may carry a type; the types are numbered in the order the versions
+# added them (docs/formats.md, "Versions").
+_FIRST_VERSION = {
+    MessageType.STREAM_GAP: ISOLATION_AND_GAP_VERSION,
+    MessageType.PRODUCE: PRODUCE_VERSION,
+    MessageType.PRODUCING: PRODUCE_VERSION,
+}
+
+
+def first_version(kind: MessageType) -> int:
+    return _FIRST_VERSION.get(kind, MIN_VERSION)
 
 
 class Mode(enum.IntEnum):
@@ -169,7 +185,24 @@ class StreamGap:
     type = MessageType.STREAM_GAP
 
 
-Message = Union[Subscribe, Subscribed, Release, Heartbeat, Error, Close, StreamGap]
+@dataclass(frozen=True)
+class Produce:
+    """Version 4 on, from a producer on the daemon's host: read the segment at ``segment_path``
+    (object kind CHUNKS) for the CHUNK_STREAMS subscriptions of ``topic``."""
+
+    topic: str
+    segment_path: str
+    type = MessageType.PRODUCE
+
+
+@dataclass(frozen=True)
+class Producing:
+    producer_id: int
+    type = MessageType.PRODUCING
+
+
+Message = Union[Subscribe, Subscribed, Release, Heartbeat, Error, Close, StreamGap, Produce,
+                Producing]
 
 
 @dataclass(frozen=True)
@@ -293,9 +326,14 @@ def _check_count(reader: _Reader, name: str, count: int, entry_size: int) -> Non
 
 
 def _subscription_id(reader: _Reader) -> int:
-    value = reader.u64("subscription_id")
+    return _id(reader, "subscription_id")
+
+
+def _id(reader: _Reader, name: str) -> int:
+    """A subscription id, or a producer id from the same counter: 0 is none."""
+    value = reader.u64(name)
     if value == 0:
-        raise ProtocolError("subscription_id", value, "must be >= 1")
+        raise ProtocolError(name, value, "must be >= 1")
     return value
 
 
@@ -324,11 +362,13 @@ def decode(frame: bytes) -> Frame:
     version = reader.u16("version")
     _check_version(version)
     kind = _enum(reader, "type", MessageType)
-    if kind == MessageType.STREAM_GAP and version < ISOLATION_AND_GAP_VERSION:
+    if version < first_version(kind):
+        last = max(t for t in MessageType if first_version(t) <= version)
         raise ProtocolError(
             "type",
             kind.value,
-            f"expected 1 (SUBSCRIBE) to 6 (CLOSE) in version {version}; 7 (STREAM_GAP) is version 3 on",
+            f"expected 1 (SUBSCRIBE) to {last.value} ({last.name}) in version {version}; "
+            f"{kind.value} ({kind.name}) is version {first_version(kind)} on",
         )
     request_id = reader.u64("request_id")
     message = _DECODERS[kind](reader, version)
@@ -460,20 +500,21 @@ def _decode_subscribed(reader: _Reader, version: int) -> Subscribed:
     segment_dir = ""
     if version >= SEGMENT_DIR_VERSION:
         segment_dir = reader.str16("segment_dir")
-        _check_segment_dir(segment_dir)
+        _check_absolute_path("segment_dir", segment_dir)
     return Subscribed(
         subscription_id, object_kind, lane_hint, tuple(partitions), segment_name, schema, segment_dir
     )
 
 
-def _check_segment_dir(path: str) -> None:
+def _check_absolute_path(name: str, path: str) -> None:
+    """SUBSCRIBED's segment_dir and PRODUCE's segment_path: opened as they are."""
     raw = path.encode("utf-8")
     if not 1 <= len(raw) <= 4095:
-        raise ProtocolError("segment_dir", quote(raw), "expected 1 to 4095 bytes")
+        raise ProtocolError(name, quote(raw), "expected 1 to 4095 bytes")
     if not path.startswith("/"):
-        raise ProtocolError("segment_dir", quote(raw), "not an absolute path")
+        raise ProtocolError(name, quote(raw), "not an absolute path")
     if "\0" in path:
-        raise ProtocolError("segment_dir", quote(raw), "a path has no NUL byte")
+        raise ProtocolError(name, quote(raw), "a path has no NUL byte")
 
 
 def _decode_release(reader: _Reader, version: int) -> Release:
@@ -518,6 +559,21 @@ def _decode_stream_gap(reader: _Reader, version: int) -> StreamGap:
     return StreamGap(subscription_id, missing_from, missing_to, waited_ns, job, stream)
 
 
+def _decode_produce(reader: _Reader, version: int) -> Produce:
+    flags = reader.u32("flags")
+    if flags:
+        raise ProtocolError("flags", flags, "no flag is defined in PRODUCE: must be 0")
+    topic = reader.str16("topic")
+    _check_name("topic", topic, 1, 249)
+    segment_path = reader.str16("segment_path")
+    _check_absolute_path("segment_path", segment_path)
+    return Produce(topic, segment_path)
+
+
+def _decode_producing(reader: _Reader, version: int) -> Producing:
+    return Producing(_id(reader, "producer_id"))
+
+
 _DECODERS = {
     MessageType.SUBSCRIBE: _decode_subscribe,
     MessageType.SUBSCRIBED: _decode_subscribed,
@@ -526,6 +582,8 @@ _DECODERS = {
     MessageType.ERROR: _decode_error,
     MessageType.CLOSE: _decode_close,
     MessageType.STREAM_GAP: _decode_stream_gap,
+    MessageType.PRODUCE: _decode_produce,
+    MessageType.PRODUCING: _decode_producing,
 }
 
 
@@ -583,6 +641,12 @@ def _encode_body(message: Message, version: int, out: _Writer) -> None:
                  message.waited_ns)
         out.str16("job", message.job)
         out.str16("stream", message.stream)
+    elif isinstance(message, Produce):
+        out.pack("<I", 0)  # flags
+        out.str16("topic", message.topic)
+        out.str16("segment_path", message.segment_path)
+    elif isinstance(message, Producing):
+        out.pack("<Q", message.producer_id)
     else:
         raise TypeError(f"not a control message: {message!r}")
 

@@ -2,7 +2,10 @@ package dev.sluice.client.protocol;
 
 import dev.sluice.client.annotation.PublicEvolving;
 
-/** CLOSE: end one subscription, or with {@link #ALL} every subscription of the connection. */
+/**
+ * CLOSE: end one subscription or producer (its id), or with {@link #ALL} every subscription and
+ * producer of the connection.
+ */
 @PublicEvolving
 public record Close(long subscriptionId) implements ControlMessage {
     public static final long ALL = 0;

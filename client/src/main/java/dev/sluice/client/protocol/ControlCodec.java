@@ -21,7 +21,7 @@ import java.util.function.ToIntFunction;
 @PublicEvolving
 public final class ControlCodec {
     /** The newest version this side speaks, which it sends (spec "Versions"). */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** The oldest version this side speaks. */
     public static final int MIN_VERSION = 1;
@@ -34,6 +34,12 @@ public final class ControlCodec {
      * level) and STREAM_GAP.
      */
     public static final int ISOLATION_AND_GAP_VERSION = 3;
+
+    /**
+     * Version 4 adds PRODUCE and PRODUCING: a producer on the daemon's host hands it chunks through
+     * a segment of its own.
+     */
+    public static final int PRODUCE_VERSION = 4;
 
     /** The frame header: frame_length, version, type, request_id. */
     public static final int FRAME_HEADER_SIZE = 16;
@@ -56,7 +62,7 @@ public final class ControlCodec {
     private static final int MAX_GROUP_ID_LENGTH = 255;
     private static final int MAX_SEGMENT_NAME_LENGTH = 255;
     private static final int MAX_SCHEMA_LENGTH = 65536;
-    private static final int MAX_SEGMENT_DIR_LENGTH = 4095; // PATH_MAX less its NUL
+    private static final int MAX_PATH_LENGTH = 4095; // PATH_MAX less its NUL
     private static final int LAST_LANE = 30;
 
     private ControlCodec() {}
@@ -101,6 +107,13 @@ public final class ControlCodec {
                 out.str16("job", m.job());
                 out.str16("stream", m.stream());
             }
+            case PRODUCE -> {
+                Produce m = (Produce) message;
+                out.i32(0); // flags
+                out.str16("topic", m.topic());
+                out.str16("segment_path", m.segmentPath());
+            }
+            case PRODUCING -> out.u64(((Producing) message).producerId());
         }
         long length = out.size() - 4L;
         checkFrameLength(length);
@@ -147,6 +160,8 @@ public final class ControlCodec {
                     case ERROR -> decodeError(in);
                     case CLOSE -> new Close(in.u64("subscription_id"));
                     case STREAM_GAP -> decodeStreamGap(in);
+                    case PRODUCE -> decodeProduce(in);
+                    case PRODUCING -> new Producing(readId(in, "producer_id"));
                 };
         if (in.remaining() != 0) {
             throw new ProtocolException(
@@ -166,18 +181,42 @@ public final class ControlCodec {
         }
     }
 
-    /** A type is a message of the versions that define it: STREAM_GAP is version 3 on. */
+    /**
+     * A type is a message of the versions that define it: STREAM_GAP is version 3 on, PRODUCE and
+     * PRODUCING version 4 on.
+     */
     private static MessageType readType(WireReader in, int version) throws ProtocolException {
         MessageType type = readEnum(in, "type", MessageType.values(), MessageType::code);
-        if (type == MessageType.STREAM_GAP && version < ISOLATION_AND_GAP_VERSION) {
+        if (version < type.firstVersion()) {
             throw new ProtocolException(
                     "type",
                     type.code(),
-                    "expected 1 (SUBSCRIBE) to 6 (CLOSE) in version "
+                    "expected 1 (SUBSCRIBE) to "
+                            + numbered(lastTypeOf(version))
+                            + " in version "
                             + version
-                            + "; 7 (STREAM_GAP) is version 3 on");
+                            + "; "
+                            + numbered(type)
+                            + " is version "
+                            + type.firstVersion()
+                            + " on");
         }
         return type;
+    }
+
+    /** The type with the highest number in a version: the versions add types in number order. */
+    private static MessageType lastTypeOf(int version) {
+        MessageType last = MessageType.SUBSCRIBE;
+        for (MessageType type : MessageType.values()) {
+            if (type.firstVersion() <= version) {
+                last = type;
+            }
+        }
+        return last;
+    }
+
+    private static String numbered(MessageType type) {
+        return type.code() + " (" + type + ")";
     }
 
     /** Whether a declared frame_length is within the spec's bounds. */
@@ -416,26 +455,39 @@ public final class ControlCodec {
         String segmentDir = "";
         if (version >= SEGMENT_DIR_VERSION) {
             segmentDir = in.str16("segment_dir");
-            checkSegmentDir(segmentDir);
+            checkAbsolutePath("segment_dir", segmentDir);
         }
         return new Subscribed(
                 subscriptionId, objectKind, laneHint, partitions, segmentName, schema, segmentDir);
     }
 
-    private static void checkSegmentDir(String dir) throws ProtocolException {
-        int length = utf8Length(dir);
-        if (length < 1 || length > MAX_SEGMENT_DIR_LENGTH) {
-            throw new ProtocolException(
-                    "segment_dir", WireReader.quote(dir), "expected 1 to 4095 bytes");
+    /**
+     * SUBSCRIBED's segment_dir and PRODUCE's segment_path: a path the peer opens as it is, so it is
+     * absolute and fits PATH_MAX.
+     */
+    private static void checkAbsolutePath(String field, String path) throws ProtocolException {
+        int length = utf8Length(path);
+        if (length < 1 || length > MAX_PATH_LENGTH) {
+            throw new ProtocolException(field, WireReader.quote(path), "expected 1 to 4095 bytes");
         }
-        if (dir.charAt(0) != '/') {
-            throw new ProtocolException(
-                    "segment_dir", WireReader.quote(dir), "not an absolute path");
+        if (path.charAt(0) != '/') {
+            throw new ProtocolException(field, WireReader.quote(path), "not an absolute path");
         }
-        if (dir.indexOf('\0') >= 0) {
-            throw new ProtocolException(
-                    "segment_dir", WireReader.quote(dir), "a path has no NUL byte");
+        if (path.indexOf('\0') >= 0) {
+            throw new ProtocolException(field, WireReader.quote(path), "a path has no NUL byte");
         }
+    }
+
+    private static Produce decodeProduce(WireReader in) throws ProtocolException {
+        long flags = in.u32("flags");
+        if (flags != 0) {
+            throw new ProtocolException("flags", flags, "no flag is defined in PRODUCE: must be 0");
+        }
+        String topic = in.str16("topic");
+        checkName("topic", topic, 1, Limits.MAX_TOPIC_NAME_LENGTH);
+        String segmentPath = in.str16("segment_path");
+        checkAbsolutePath("segment_path", segmentPath);
+        return new Produce(topic, segmentPath);
     }
 
     private static StreamGap decodeStreamGap(WireReader in) throws ProtocolException {
@@ -481,9 +533,14 @@ public final class ControlCodec {
     }
 
     private static long readSubscriptionId(WireReader in) throws ProtocolException {
-        long id = in.u64("subscription_id");
+        return readId(in, "subscription_id");
+    }
+
+    /** A subscription id, or a producer id from the same counter: 0 is none. */
+    private static long readId(WireReader in, String field) throws ProtocolException {
+        long id = in.u64(field);
         if (id == 0) {
-            throw new ProtocolException("subscription_id", id, "must be >= 1");
+            throw new ProtocolException(field, id, "must be >= 1");
         }
         return id;
     }

@@ -2,9 +2,17 @@ package dev.sluice.client.protocol;
 
 import dev.sluice.client.annotation.PublicEvolving;
 
-/** The body of a control frame: one of the protocol's seven messages. */
+/** The body of a control frame: one of the protocol's nine messages. */
 @PublicEvolving
 public sealed interface ControlMessage
-        permits Subscribe, Subscribed, Release, Heartbeat, ErrorMessage, Close, StreamGap {
+        permits Subscribe,
+                Subscribed,
+                Release,
+                Heartbeat,
+                ErrorMessage,
+                Close,
+                StreamGap,
+                Produce,
+                Producing {
     MessageType type();
 }

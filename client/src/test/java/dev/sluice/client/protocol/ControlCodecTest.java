@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.client.segment.ObjectKind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The Java codec, case for case as the C++ one's tests ({@code protocol_codec_test.cc}). */
@@ -75,7 +78,13 @@ class ControlCodecTest {
                         14,
                         new ErrorMessage(3, ErrorCode.BAD_REQUEST, 1, 2, "slot_size too large")),
                 new Frame(15, new Close(3)),
-                new Frame(0, validStreamGap()));
+                new Frame(0, validStreamGap()),
+                new Frame(16, validProduce()),
+                new Frame(16, new Producing(4)));
+    }
+
+    static Produce validProduce() {
+        return new Produce("sluice.chunks.printer-1", "/dev/shm/producer-1");
     }
 
     static StreamGap validStreamGap() {
@@ -120,7 +129,7 @@ class ControlCodecTest {
             0,
             0,
             0, // frame_length: 12 + 16
-            3,
+            4,
             0, // version
             3,
             0, // type RELEASE
@@ -189,8 +198,8 @@ class ControlCodecTest {
 
     /**
      * Version 2 adds SUBSCRIBED's segment_dir after the schema; the other messages, and version 1's
-     * SUBSCRIBED, are as they were (spec "Versions"), and so are they all in version 3 but for
-     * SUBSCRIBE's new flag and the new STREAM_GAP.
+     * SUBSCRIBED, are as they were (spec "Versions"), and so are they all in the later versions but
+     * for SUBSCRIBE's new flag and the new messages.
      */
     @Test
     void onlyVersionTwoOfSubscribedCarriesTheSegmentDir() throws Exception {
@@ -204,18 +213,19 @@ class ControlCodecTest {
         assertThat(((Subscribed) ControlCodec.decode(two).message()).segmentDir())
                 .isEqualTo("/dev/shm");
         for (Frame frame : oneOfEachMessage()) {
-            if (frame.message() instanceof StreamGap) {
-                continue;
-            }
-            for (int older = 1; older <= 2; older++) {
-                if (older == 1 && frame.message() instanceof Subscribed) {
-                    continue;
-                }
+            MessageType type = frame.message().type();
+            int first =
+                    type == MessageType.SUBSCRIBED
+                            ? ControlCodec.SEGMENT_DIR_VERSION
+                            : type.firstVersion();
+            for (int older = first; older < ControlCodec.VERSION; older++) {
                 byte[] bytes =
                         ControlCodec.encode(new Frame(frame.requestId(), frame.message(), older));
-                le(bytes).putShort(4, (short) 3);
+                le(bytes).putShort(4, (short) ControlCodec.VERSION);
                 assertThat(bytes)
-                        .as("%s: the same body in versions %d and 3", frame.message().type(), older)
+                        .as(
+                                "%s: the same body in versions %d and %d",
+                                type, older, ControlCodec.VERSION)
                         .isEqualTo(ControlCodec.encode(frame));
             }
         }
@@ -270,6 +280,60 @@ class ControlCodecTest {
         }
     }
 
+    /**
+     * PRODUCE (8) and PRODUCING (9) are version 4 on (spec "PRODUCE"): in an older frame their
+     * types are unknown.
+     */
+    @Test
+    void produceAndProducingAreMessagesOfVersionFourOnly() throws Exception {
+        byte[] produce = ControlCodec.encode(new Frame(0x21, validProduce()));
+        ByteBuffer le = le(produce);
+        assertThat(le.getShort(6)).as("type").isEqualTo((short) 8);
+        assertThat(le.getInt(BODY)).as("flags").isZero();
+        assertThat(le.getShort(BODY + 4)).as("topic's length").isEqualTo((short) 23);
+        assertThat(produce[BODY + 6]).as("topic").isEqualTo((byte) 's');
+        assertThat(le.getShort(BODY + 6 + 23)).as("segment_path's length").isEqualTo((short) 19);
+        assertThat(new String(produce, produce.length - 19, 19, StandardCharsets.UTF_8))
+                .isEqualTo("/dev/shm/producer-1");
+        byte[] producing = ControlCodec.encode(new Frame(0x21, new Producing(-1)));
+        assertThat(le(producing).getShort(6)).as("type").isEqualTo((short) 9);
+        assertThat(producing).hasSize(BODY + 8);
+        assertThat(le(producing).getLong(BODY)).as("producer_id").isEqualTo(-1);
+        for (byte[] bytes : List.of(produce, producing)) {
+            for (int version = 1; version <= 3; version++) {
+                le(bytes).putShort(4, (short) version);
+                assertRefused(bytes, "type");
+            }
+        }
+        assertThatThrownBy(() -> ControlCodec.decode(produce))
+                .hasMessage(
+                        "type = 8: expected 1 (SUBSCRIBE) to 7 (STREAM_GAP) in version 3; 8"
+                                + " (PRODUCE) is version 4 on");
+    }
+
+    /** PRODUCE's flags are reserved: a producer that sets one asks for what this version lacks. */
+    @Test
+    void produceWithAFlagSetIsRefused() throws Exception {
+        for (int flags : new int[] {1, 0x80000000}) {
+            byte[] bytes = ControlCodec.encode(new Frame(1, validProduce()));
+            le(bytes).putInt(BODY, flags);
+            assertRefused(bytes, "flags");
+        }
+    }
+
+    @Test
+    void onlyTheDaemonSendsSubscribedErrorStreamGapAndProducing() {
+        assertThat(
+                        Stream.of(MessageType.values())
+                                .filter(t -> !t.sentByClient())
+                                .collect(Collectors.toSet()))
+                .containsExactlyInAnyOrder(
+                        MessageType.SUBSCRIBED,
+                        MessageType.ERROR,
+                        MessageType.STREAM_GAP,
+                        MessageType.PRODUCING);
+    }
+
     @Test
     void frameLengthOutsideItsBoundsIsRefused() throws Exception {
         byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
@@ -283,7 +347,7 @@ class ControlCodecTest {
 
     @Test
     void anUnknownVersionIsRefused() throws Exception {
-        for (int version : new int[] {0, 4, 65535}) {
+        for (int version : new int[] {0, ControlCodec.VERSION + 1, 65535}) {
             byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
             le(bytes).putShort(4, (short) version);
             assertRefused(bytes, "version");
@@ -292,7 +356,7 @@ class ControlCodecTest {
 
     @Test
     void anUnknownTypeIsRefused() throws Exception {
-        for (int type : new int[] {0, 8, 65535}) {
+        for (int type : new int[] {0, 10, 65535}) {
             byte[] bytes = ControlCodec.encode(new Frame(0, new Heartbeat(1, 2)));
             le(bytes).putShort(6, (short) type);
             assertRefused(bytes, "type");
@@ -473,7 +537,7 @@ class ControlCodecTest {
         add.accept(subscribedIn("/" + "d".repeat(4095), 2), "segment_dir");
         add.accept(subscribedIn("/dev/shm", 1), "segment_dir");
         add.accept(new Frame(0, new Heartbeat(1, 2), 0), "version");
-        add.accept(new Frame(0, new Heartbeat(1, 2), 4), "version");
+        add.accept(new Frame(0, new Heartbeat(1, 2), ControlCodec.VERSION + 1), "version");
         add.accept(new Frame(0, validStreamGap(), 2), "type");
         add.accept(new Frame(0, new StreamGap(0, 1, 1, 0, "j", "s")), "subscription_id");
         add.accept(new Frame(0, new StreamGap(1, 2, 1, 0, "j", "s")), "missing_to");
@@ -481,6 +545,17 @@ class ControlCodecTest {
         add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "", "s")), "job");
         add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "j", "s".repeat(129))), "stream");
         add.accept(new Frame(0, new StreamGap(1, 1, 1, 0, "j", "a stream")), "stream");
+        add.accept(new Frame(1, new Produce("", "/dev/shm/p")), "topic");
+        add.accept(new Frame(1, new Produce("t".repeat(250), "/dev/shm/p")), "topic");
+        add.accept(new Frame(1, new Produce("sluice.chunks/printer-1", "/dev/shm/p")), "topic");
+        add.accept(new Frame(1, new Produce("t", "")), "segment_path");
+        add.accept(new Frame(1, new Produce("t", "dev/shm/p")), "segment_path");
+        add.accept(new Frame(1, new Produce("t", "/dev/shm\0p")), "segment_path");
+        add.accept(new Frame(1, new Produce("t", "/" + "p".repeat(4095))), "segment_path");
+        add.accept(new Frame(1, new Produce("t", "/\ud800")), "segment_path");
+        add.accept(new Frame(1, validProduce(), 3), "type");
+        add.accept(new Frame(1, new Producing(0)), "producer_id");
+        add.accept(new Frame(1, new Producing(1), 3), "type");
         add.accept(new Frame(1, new Release(0, 1)), "subscription_id");
         add.accept(new Frame(0, new Heartbeat(1, 0)), "timeout_ns");
         add.accept(new Frame(0, new ErrorMessage(0, ErrorCode.INTERNAL, 0, 1, "")), "min_version");

@@ -71,6 +71,11 @@ final class FrameDescription {
             fields.put("waited_ns", Long.toUnsignedString(m.waitedNanos()));
             fields.put("job", m.job());
             fields.put("stream", m.stream());
+        } else if (message instanceof Produce m) {
+            fields.put("topic", m.topic());
+            fields.put("segment_path", m.segmentPath());
+        } else if (message instanceof Producing m) {
+            fields.put("producer_id", Long.toUnsignedString(m.producerId()));
         }
         return fields;
     }

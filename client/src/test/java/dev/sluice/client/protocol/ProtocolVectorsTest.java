@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,11 +68,19 @@ class ProtocolVectorsTest {
                                         e -> e.values().get("version"),
                                         Collectors.mapping(
                                                 e -> e.values().get("type"), Collectors.toSet())));
-        Set<String> every =
-                Stream.of(MessageType.values()).map(Enum::name).collect(Collectors.toSet());
-        Set<String> beforeV3 =
-                every.stream().filter(t -> !t.equals("STREAM_GAP")).collect(Collectors.toSet());
-        assertThat(types).isEqualTo(Map.of("1", beforeV3, "2", beforeV3, "3", every));
+        Map<String, Set<String>> ofVersion = new HashMap<>();
+        for (int version = ControlCodec.MIN_VERSION; version <= ControlCodec.VERSION; version++) {
+            int v = version;
+            ofVersion.put(
+                    Integer.toString(version),
+                    Stream.of(MessageType.values())
+                            .filter(t -> t.firstVersion() <= v)
+                            .map(Enum::name)
+                            .collect(Collectors.toSet()));
+        }
+        assertThat(ofVersion.get("3")).hasSize(7);
+        assertThat(ofVersion.get("4")).contains("PRODUCE", "PRODUCING").hasSize(9);
+        assertThat(types).isEqualTo(ofVersion);
         Set<String> fields =
                 entries.stream()
                         .filter(e -> e.result().equals("error"))
@@ -90,7 +99,9 @@ class ProtocolVectorsTest {
                         "segment_dir",
                         "flags",
                         "missing_to",
-                        "stream");
+                        "stream",
+                        "segment_path",
+                        "producer_id");
     }
 
     @TestFactory
