@@ -49,6 +49,11 @@ public record ComputeTask(JobSpec job, String stream, int index, long offset, lo
         return index * ((job.taskSizeBytes() + chunk - 1) / chunk);
     }
 
+    /** The seq of this task's last chunk: the task is delivered once its stream's readers are. */
+    public long lastSeq() {
+        return firstSeq() + chunkCount() - 1;
+    }
+
     /** How many chunks this task sends. */
     public int chunkCount() {
         int chunk = streamSpec().chunkSizeBytes();

@@ -1,6 +1,7 @@
 package dev.sluice.flink.generation;
 
 import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.flink.generation.scheduler.GenerationEnumerator;
 import dev.sluice.flink.generation.scheduler.OnDemandPolicy;
@@ -24,6 +25,7 @@ public final class GenerationSourceBuilder {
     private Duration readerTimeout = Duration.ofSeconds(30);
     private Duration pollInterval = Duration.ofMillis(100);
     private final Map<String, String> hosts = new HashMap<>();
+    private final Map<String, Transport> transports = new HashMap<>();
     private int tasksAheadPerStream = 2;
 
     GenerationSourceBuilder() {}
@@ -72,11 +74,28 @@ public final class GenerationSourceBuilder {
     }
 
     /**
-     * The host of an output location, for locality: producers on it get its streams' tasks first.
-     * An output location not named here is its own host name.
+     * The host of an output location, for locality: producers on it get its streams' tasks first,
+     * and send their chunks the local way unless the stream's transport is KAFKA. An output
+     * location not named here is its own host name.
      */
     public GenerationSourceBuilder setOutputLocationHost(String outputLocation, String host) {
         hosts.put(Objects.requireNonNull(outputLocation), Objects.requireNonNull(host));
+        return this;
+    }
+
+    /**
+     * How the chunks of the streams to {@code outputLocation} travel (docs/generation.md,
+     * "Transports"); {@link Transport#AUTO} when not set. It combines with each job's own choice:
+     * {@link Transport#KAFKA} when either says so, else {@link Transport#LOCAL} when either does. A
+     * {@code LOCAL} output location's tasks go only to producers on its host (see {@link
+     * #setOutputLocationHost}); their sinks send them the local way through the daemon socket the
+     * sink is given.
+     */
+    public GenerationSourceBuilder setOutputLocationTransport(
+            String outputLocation, Transport transport) {
+        transports.put(
+                Objects.requireNonNull(outputLocation, "outputLocation"),
+                Objects.requireNonNull(transport, "transport"));
         return this;
     }
 
@@ -130,6 +149,7 @@ public final class GenerationSourceBuilder {
                         readerTimeout,
                         pollInterval,
                         Map.copyOf(hosts),
-                        tasksAheadPerStream));
+                        tasksAheadPerStream,
+                        Map.copyOf(transports)));
     }
 }

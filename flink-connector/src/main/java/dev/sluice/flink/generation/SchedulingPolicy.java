@@ -27,8 +27,10 @@ public interface SchedulingPolicy extends Serializable {
 
         /**
          * The streams with a task that may go to this producer now, in the spec's order: tasks not
-         * handed out yet, and room in the producer's window (fewer than {@code tasksAheadPerStream}
-         * of the stream's tasks handed to it not delivered yet).
+         * handed out yet, room in the producer's window (fewer than {@code tasksAheadPerStream} of
+         * the stream's tasks handed to it not delivered yet), and a transport that lets the task go
+         * there (a {@code LOCAL} stream's only to a producer on its host: docs/generation.md,
+         * "Transports").
          */
         List<String> streamsWithWork();
 

@@ -5,6 +5,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
@@ -47,6 +48,14 @@ import org.slf4j.LoggerFactory;
  * there is work, computing one while the other's chunks leave. Tasks of a lost producer come back
  * (Flink hands them back) and go out first again, whatever the room.
  *
+ * <p><b>Transports.</b> Each task's way is decided when it goes out and written into its split
+ * (docs/generation.md, "Transports"): {@code KAFKA} or {@code LOCAL} as its stream's transport
+ * says, and for an {@code AUTO} stream {@code LOCAL} when the producer is on the output location's
+ * host. A {@code LOCAL} stream's tasks go only to producers on its host. A task is done when its
+ * chunks are delivered, not when they were sent (docs/generation.md, "Recovery"): a progress record
+ * saying its reader was resubscribed puts the stream's undelivered tasks back to go out first,
+ * unless the stream's transport is {@code KAFKA}.
+ *
  * <p><b>Room admission.</b> A producer gets a new task of a stream only while fewer than {@code
  * tasksAheadPerStream} of the stream's tasks handed to it are undelivered (the stream's delivered
  * seq, the smallest of its readers', short of their last chunk), so that a stream whose readers
@@ -72,7 +81,8 @@ public final class GenerationEnumerator
             Duration readerTimeout,
             Duration pollInterval,
             Map<String, String> hosts,
-            int tasksAheadPerStream)
+            int tasksAheadPerStream,
+            Map<String, Transport> transports)
             implements Serializable {}
 
     private final SplitEnumeratorContext<ComputeTaskSplit> context;
@@ -122,7 +132,12 @@ public final class GenerationEnumerator
 
     private ScheduledJob newJob(JobSpec spec, JobState state) {
         return new ScheduledJob(
-                spec, state, clock.getAsLong(), settings.tasksAheadPerStream(), this::hostOf);
+                spec,
+                state,
+                clock.getAsLong(),
+                settings.tasksAheadPerStream(),
+                this::hostOf,
+                location -> settings.transports().getOrDefault(location, Transport.AUTO));
     }
 
     private String hostOf(String outputLocation) {
@@ -204,6 +219,18 @@ public final class GenerationEnumerator
             return;
         }
         boolean complete = job.progress(progress, clock.getAsLong());
+        if (progress.resubscribed()) {
+            List<String> requeued = job.requeueUndelivered(progress.stream());
+            if (!requeued.isEmpty()) {
+                LOG.info(
+                        "{}/{} reader {} was resubscribed: {} undelivered tasks go out again: {}",
+                        progress.job(),
+                        progress.stream(),
+                        progress.readerIndex(),
+                        requeued.size(),
+                        requeued);
+            }
+        }
         if (job.state == JobState.ACCEPTED) {
             startIfReady(job);
         }
@@ -332,11 +359,11 @@ public final class GenerationEnumerator
                 }
                 Set<String> tasks = inFlight.computeIfAbsent(subtask, s -> new HashSet<>());
                 String host = producerHosts.getOrDefault(subtask, "");
-                ComputeTaskSplit split = takeReturned(runnable);
+                ComputeTaskSplit split = takeReturned(runnable, host, tasks);
                 if (split == null) {
                     List<SchedulingPolicy.SchedulableJob> views = new ArrayList<>();
                     for (ScheduledJob job : runnable) {
-                        SchedulingPolicy.SchedulableJob view = job.forProducer(subtask);
+                        SchedulingPolicy.SchedulableJob view = job.forProducer(subtask, host);
                         if (!view.streamsWithWork().isEmpty()) {
                             views.add(view);
                         }
@@ -352,7 +379,15 @@ public final class GenerationEnumerator
                     }
                     split = new ComputeTaskSplit(task.get(), 0);
                 }
-                jobs.get(split.jobId()).handedOut(split.task(), subtask, host);
+                ScheduledJob owner = jobs.get(split.jobId());
+                // The way is decided here, for this producer: a task given back may have gone
+                // another way before (docs/generation.md, "Transports").
+                split =
+                        new ComputeTaskSplit(
+                                split.task(),
+                                split.emittedChunks(),
+                                owner.transportFor(split.task().stream(), host));
+                owner.handedOut(split.task(), subtask, host);
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());
                 if (wanting.merge(subtask, -1, Integer::sum) == 0) {
@@ -366,10 +401,15 @@ public final class GenerationEnumerator
         }
     }
 
-    /** A task a lost producer gave back, which goes out before any new one; null if none. */
-    private static ComputeTaskSplit takeReturned(List<ScheduledJob> runnable) {
+    /**
+     * A task given back (by a lost producer, or put back after a reader was resubscribed) that may
+     * go to a producer on {@code host} holding {@code held}, which goes out before any new one;
+     * null if none.
+     */
+    private static ComputeTaskSplit takeReturned(
+            List<ScheduledJob> runnable, String host, Set<String> held) {
         for (ScheduledJob job : runnable) {
-            ComputeTaskSplit back = job.returned.pollFirst();
+            ComputeTaskSplit back = job.takeReturned(host, held);
             if (back != null) {
                 return back;
             }

@@ -3,6 +3,7 @@ package dev.sluice.flink.generation.scheduler;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.StreamDeliveryState;
 import dev.sluice.flink.generation.ComputeTask;
@@ -16,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.flink.annotation.Internal;
 
@@ -25,6 +27,13 @@ import org.apache.flink.annotation.Internal;
  * and the tasks each producer holds that its stream's readers have not been delivered yet: a
  * producer gets a new task of a stream only while it holds fewer than {@code tasksAheadPerStream}
  * of them (docs/generation.md, "Room admission").
+ *
+ * <p>Each stream has a transport, its job's combined with its output location's
+ * (docs/generation.md, "Transports"): the tasks of a {@code LOCAL} stream go only to producers on
+ * the stream's host, and each task's way is decided when it goes out. When a reader's daemon
+ * subscription was renewed, the chunks that reached the daemon only through shared memory may be
+ * lost, so the tasks of a stream that may go the local way that were handed out and are not
+ * delivered go out again (docs/generation.md, "Recovery").
  */
 @Internal
 public final class ScheduledJob {
@@ -42,6 +51,7 @@ public final class ScheduledJob {
     private final Map<String, List<Undelivered>> undelivered = new HashMap<>();
     private final int tasksAheadPerStream;
     private final UnaryOperator<String> hosts;
+    private final Function<String, Transport> locationTransports;
     // Tasks handed out, and those that went to a producer on the host of their stream's output
     // location: a job's locality, reported in its COMPLETED status. The checkpoint keeps them, so
     // that a restored scheduler goes on counting (docs/generation.md, "Failover").
@@ -56,18 +66,98 @@ public final class ScheduledJob {
             JobState state,
             long sinceMillis,
             int tasksAheadPerStream,
-            UnaryOperator<String> hosts) {
+            UnaryOperator<String> hosts,
+            Function<String, Transport> locationTransports) {
         this.spec = spec;
         this.state = state;
         this.sinceMillis = sinceMillis;
         this.tasksAheadPerStream = tasksAheadPerStream;
         this.hosts = hosts;
+        this.locationTransports = locationTransports;
         spec.streams().forEach(stream -> nextTask.put(stream.name(), 0));
     }
 
-    /** The job as a policy sees it when {@code producer} asks for work. */
-    SchedulingPolicy.SchedulableJob forProducer(int producer) {
-        return new ProducerView(producer);
+    /**
+     * The job as a policy sees it when {@code producer}, on {@code producerHost}, asks for work.
+     */
+    SchedulingPolicy.SchedulableJob forProducer(int producer, String producerHost) {
+        return new ProducerView(producer, producerHost);
+    }
+
+    /**
+     * The stream's transport: its job's combined with its output location's, {@code KAFKA} winning,
+     * then {@code LOCAL} (docs/generation.md, "Transports").
+     */
+    Transport transportOf(String stream) {
+        String outputLocation = spec.stream(stream).orElseThrow().outputLocation();
+        return Transport.combine(spec.transport(), locationTransports.apply(outputLocation));
+    }
+
+    /** Whether a task of {@code stream} may go to a producer on {@code producerHost}. */
+    private boolean mayGoTo(String stream, String producerHost) {
+        return transportOf(stream) != Transport.LOCAL || hostOf(stream).equals(producerHost);
+    }
+
+    /**
+     * How a task of {@code stream} handed to a producer on {@code producerHost} sends its chunks:
+     * an {@code AUTO} stream's the local way when the producer is on the stream's host.
+     */
+    Transport transportFor(String stream, String producerHost) {
+        Transport transport = transportOf(stream);
+        if (transport != Transport.AUTO) {
+            return transport;
+        }
+        return hostOf(stream).equals(producerHost) ? Transport.LOCAL : Transport.KAFKA;
+    }
+
+    /**
+     * The first task given back that may go to a producer on {@code producerHost} that holds the
+     * tasks {@code held}, taken out of {@code returned}; null if none. A {@code LOCAL} stream's
+     * stays for a producer on its host; a task put back while its producer still computes it stays
+     * for another producer or until that one finishes it, since a Flink source reader holds each
+     * split id once.
+     */
+    ComputeTaskSplit takeReturned(String producerHost, Set<String> held) {
+        for (var it = returned.iterator(); it.hasNext(); ) {
+            ComputeTaskSplit back = it.next();
+            if (mayGoTo(back.task().stream(), producerHost) && !held.contains(back.splitId())) {
+                it.remove();
+                return back;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A reader of {@code stream} renewed its daemon subscription: the tasks of the stream made and
+     * not delivered (the last chunk's seq above the stream's delivered seq), but for those given
+     * back already, go back into {@code returned}, in task order, to go out again first; unless the
+     * stream's transport is {@code KAFKA}, whose chunks the daemon fetches again from the log.
+     * Tasks of an {@code AUTO} stream that went through Kafka are among them, since which way each
+     * task went is not kept: a duplicate costs time, its readers drop it by seq
+     * (docs/generation.md, "Recovery"). Returns the ids of the tasks put back.
+     */
+    List<String> requeueUndelivered(String stream) {
+        if (spec.stream(stream).isEmpty() || transportOf(stream) == Transport.KAFKA) {
+            return List.of();
+        }
+        StreamSpec streamSpec = spec.stream(stream).orElseThrow();
+        Set<String> waiting = new HashSet<>();
+        returned.forEach(back -> waiting.add(back.splitId()));
+        long delivered = deliveredSeq(stream);
+        List<String> requeued = new ArrayList<>();
+        for (int index = 0; index < nextTask.get(stream); index++) {
+            ComputeTask task = ComputeTask.of(spec, streamSpec, index);
+            if (task.lastSeq() > delivered && !waiting.contains(task.id())) {
+                returned.addLast(new ComputeTaskSplit(task, 0));
+                requeued.add(task.id());
+            }
+        }
+        // They are no producer's any more: each holds the window of the producer it goes to next.
+        undelivered
+                .getOrDefault(stream, new ArrayList<>())
+                .removeIf(held -> requeued.contains(held.taskId()));
+        return requeued;
     }
 
     private boolean hasTasksLeft(StreamSpec stream) {
@@ -104,7 +194,7 @@ public final class ScheduledJob {
         if (hostOf(task.stream()).equals(producerHost)) {
             tasksHandedOutLocally++;
         }
-        long lastSeq = task.firstSeq() + task.chunkCount() - 1;
+        long lastSeq = task.lastSeq();
         if (lastSeq > deliveredSeq(task.stream())) {
             undelivered
                     .computeIfAbsent(task.stream(), s -> new ArrayList<>())
@@ -202,7 +292,7 @@ public final class ScheduledJob {
         List<DeliveryProgress> ends = new ArrayList<>();
         for (StreamSpec stream : spec.streams()) {
             ComputeTask last = ComputeTask.of(spec, stream, ComputeTask.count(spec, stream) - 1);
-            long lastSeq = last.firstSeq() + last.chunkCount() - 1;
+            long lastSeq = last.lastSeq();
             StreamDeliveryState state = delivery.get(stream.name());
             int count = state == null ? 1 : Math.max(1, state.readerCount());
             for (int reader = 0; reader < count; reader++) {
@@ -230,9 +320,11 @@ public final class ScheduledJob {
      */
     private final class ProducerView implements SchedulingPolicy.SchedulableJob {
         private final int producer;
+        private final String producerHost;
 
-        ProducerView(int producer) {
+        ProducerView(int producer, String producerHost) {
             this.producer = producer;
+            this.producerHost = producerHost;
         }
 
         @Override
@@ -244,7 +336,9 @@ public final class ScheduledJob {
         public List<String> streamsWithWork() {
             List<String> streams = new ArrayList<>();
             for (StreamSpec stream : spec.streams()) {
-                if (hasTasksLeft(stream) && hasRoom(stream.name(), producer)) {
+                if (hasTasksLeft(stream)
+                        && hasRoom(stream.name(), producer)
+                        && mayGoTo(stream.name(), producerHost)) {
                     streams.add(stream.name());
                 }
             }
@@ -270,9 +364,10 @@ public final class ScheduledJob {
                                 + spec.id()
                                 + " has no task that may go to producer "
                                 + producer
-                                + " now: none left, or "
+                                + " now: none left, "
                                 + tasksAheadPerStream
-                                + " of its tasks there are not delivered yet");
+                                + " of its tasks there are not delivered yet, or the stream's"
+                                + " transport is LOCAL and the producer is not on its host");
             }
             return ScheduledJob.this.take(stream);
         }

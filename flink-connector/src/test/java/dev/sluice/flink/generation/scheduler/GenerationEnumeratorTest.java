@@ -6,10 +6,12 @@ import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.flink.generation.TestJobs;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +34,8 @@ class GenerationEnumeratorTest {
                     Duration.ofSeconds(5),
                     Duration.ofMillis(100),
                     Map.of("node-1", "host-b"),
-                    2);
+                    2,
+                    Map.of());
 
     @BeforeEach
     void start() {
@@ -41,9 +44,14 @@ class GenerationEnumeratorTest {
     }
 
     private GenerationEnumerator started(GenerationState state) {
+        return started(state, SETTINGS);
+    }
+
+    private GenerationEnumerator started(
+            GenerationState state, GenerationEnumerator.Settings settings) {
         GenerationEnumerator enumerator =
                 new GenerationEnumerator(
-                        context, () -> control, new OnDemandPolicy(), SETTINGS, clock::get, state);
+                        context, () -> control, new OnDemandPolicy(), settings, clock::get, state);
         enumerator.start();
         for (int subtask = 0; subtask < 3; subtask++) {
             context.registerReader(subtask, "host-" + (char) ('a' + subtask));
@@ -519,5 +527,198 @@ class GenerationEnumeratorTest {
         assertThat(second)
                 .as("half the tasks after it joined, not all of them until it caught up")
                 .isEqualTo(3);
+    }
+
+    /** Each task handed to {@code subtask} so far, by id, with the way its chunks go. */
+    private Map<String, Transport> transportsOf(int subtask) {
+        Map<String, Transport> transports = new LinkedHashMap<>();
+        var assignment = context.getSplitAssignments().get(subtask);
+        if (assignment != null) {
+            assignment
+                    .getAssignedSplits()
+                    .forEach(split -> transports.put(split.splitId(), split.transport()));
+        }
+        return transports;
+    }
+
+    /** The scheduler again, empty, with {@code node-1} (host-b) set to {@code transport}. */
+    private void restartWithOutputLocationTransport(Transport transport) throws Exception {
+        context = new TestingSplitEnumeratorContext<>(3);
+        scheduler.close();
+        scheduler =
+                started(
+                        GenerationState.empty(),
+                        new GenerationEnumerator.Settings(
+                                SETTINGS.maxJobs(),
+                                SETTINGS.readerTimeout(),
+                                SETTINGS.pollInterval(),
+                                SETTINGS.hosts(),
+                                SETTINGS.tasksAheadPerStream(),
+                                Map.of("node-1", transport)));
+    }
+
+    private void resubscribed(String job, String stream, long deliveredSeq) {
+        control.progress.add(
+                new DeliveryProgress(
+                        job, stream, 0, 1, deliveredSeq, 1024 * (deliveredSeq + 1), false, true));
+        turn();
+    }
+
+    private void done(int subtask, String task) {
+        scheduler.handleSourceEvent(
+                subtask, new JobEvents.TaskDone(task.substring(0, task.indexOf('/')), task, ""));
+    }
+
+    @Test
+    void anAutoStreamGoesTheLocalWayFromAProducerOnItsHostAndThroughKafkaFromOthers() {
+        submitAndStart(job("auto"));
+        // host-b is node-1's host: c1's tasks first, the local way.
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        // host-c is no stream's host.
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+
+        assertThat(transportsOf(1))
+                .containsExactly(
+                        Map.entry("auto/c1/0", Transport.LOCAL),
+                        Map.entry("auto/c1/1", Transport.LOCAL));
+        assertThat(transportsOf(2)).hasSize(2).containsValues(Transport.KAFKA, Transport.KAFKA);
+        assertThat(transportsOf(2).keySet()).anyMatch(task -> task.startsWith("auto/c0/"));
+    }
+
+    @Test
+    void aKafkaJobOrOutputLocationStaysKafkaAlsoOnTheOutputLocationsHost() throws Exception {
+        submitAndStart(TestJobs.transported(job("replayable"), Transport.KAFKA));
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(transportsOf(1)).containsExactly(Map.entry("replayable/c1/0", Transport.KAFKA));
+
+        restartWithOutputLocationTransport(Transport.KAFKA);
+        // The job says local, node-1 says kafka: kafka wins; c0's output location says nothing.
+        submitAndStart(TestJobs.transported(job("mixed"), Transport.LOCAL));
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(transportsOf(1))
+                .containsExactly(
+                        Map.entry("mixed/c1/0", Transport.KAFKA),
+                        Map.entry("mixed/c1/1", Transport.KAFKA));
+    }
+
+    @Test
+    void aLocalStreamWaitsForAProducerOnItsHost() {
+        submitAndStart(TestJobs.transported(job("near"), Transport.LOCAL));
+        // No producer is on node-0, c0's host; host-b is c1's.
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(2)).as("a far producer gets none of the job's tasks").isEmpty();
+        assertThat(tasksOf(0)).isEmpty();
+
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(transportsOf(1))
+                .as("two of c1's tasks, its window then full; never c0's")
+                .containsExactly(
+                        Map.entry("near/c1/0", Transport.LOCAL),
+                        Map.entry("near/c1/1", Transport.LOCAL));
+    }
+
+    @Test
+    void aLocalOutputLocationKeepsItsStreamsTasksForItsHostAndItsTasksGivenBackToo()
+            throws Exception {
+        restartWithOutputLocationTransport(Transport.LOCAL);
+        submitAndStart(job("kept"));
+        scheduler.handleSplitRequest(1, "host-b");
+        ComputeTaskSplit lost = context.getSplitAssignments().get(1).getAssignedSplits().get(0);
+        assertThat(lost.splitId()).isEqualTo("kept/c1/0");
+        scheduler.addSplitsBack(List.of(lost), 1);
+
+        // c0's output location says nothing: auto, through Kafka from host-c.
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(transportsOf(2))
+                .as("c1's task given back waits for a producer on host-b")
+                .containsOnlyKeys("kept/c0/0", "kept/c0/1")
+                .containsValues(Transport.KAFKA);
+
+        // The producer on host-b, back after its failure, asks again.
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(transportsOf(1)).containsEntry("kept/c1/0", Transport.LOCAL);
+    }
+
+    @Test
+    void aResubscribedReaderPutsBackExactlyItsStreamsUndeliveredTasksToGoOutFirst() {
+        submitAndStart(job("lost"));
+        for (int i = 0; i < 3; i++) {
+            scheduler.handleSplitRequest(1, "host-b");
+        }
+        assertThat(tasksOf(1)).containsExactly("lost/c1/0", "lost/c1/1", "lost/c0/0");
+        tasksOf(1).forEach(task -> done(1, task));
+        progress("lost", "c1", 1);
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).endsWith("lost/c1/2");
+        done(1, "lost/c1/2");
+
+        // c1's chunks 0 and 1 (task 0) were delivered; tasks 1 and 2 were not and are lost.
+        resubscribed("lost", "c1", 1);
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+
+        assertThat(tasksOf(2))
+                .as("the undelivered tasks first, in task order, then new work")
+                .hasSize(3)
+                .startsWith("lost/c1/1", "lost/c1/2")
+                .doesNotContain("lost/c1/0", "lost/c0/0");
+        assertThat(transportsOf(2))
+                .as("decided again for the producer they go to now")
+                .containsEntry("lost/c1/1", Transport.KAFKA);
+    }
+
+    @Test
+    void aResubscribedKafkaStreamPutsNothingBack() {
+        submitAndStart(TestJobs.transported(job("logged"), Transport.KAFKA));
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        tasksOf(1).forEach(task -> done(1, task));
+
+        resubscribed("logged", "c1", -1);
+        scheduler.handleSplitRequest(2, "host-c");
+
+        assertThat(tasksOf(2))
+                .as("a new task: the daemon fetches c1's chunks again from Kafka")
+                .singleElement()
+                .isIn("logged/c0/0", "logged/c1/2");
+    }
+
+    @Test
+    void aTaskPutBackIsNotGivenToTheProducerStillComputingItNorPutBackTwice() {
+        submitAndStart(job("busy"));
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("busy/c1/0");
+
+        resubscribed("busy", "c1", -1);
+        resubscribed("busy", "c1", -1);
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1))
+                .as("producer 1 still holds c1/0: a new task for it")
+                .containsExactly("busy/c1/0", "busy/c1/1");
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).startsWith("busy/c1/0").doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aRestoredSchedulerPutsBackTasksHandedOutBeforeItsCheckpoint() throws Exception {
+        submitAndStart(job("before"));
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        restoredFrom(scheduler.snapshotState(1));
+
+        resubscribed("before", "c1", 1);
+        scheduler.handleSplitRequest(2, "host-c");
+
+        assertThat(tasksOf(2)).containsExactly("before/c1/1");
     }
 }
