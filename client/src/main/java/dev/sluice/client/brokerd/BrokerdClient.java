@@ -8,8 +8,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Subscribes to {@code sluice-brokerd} on this host. Each subscription has a control connection of
- * its own, so one subscription's failure or restart never disturbs another.
+ * Subscribes to {@code sluice-brokerd} on this host, and hands it producer segments ({@link
+ * #produce}). Each subscription and each producer has a control connection of its own, so one's
+ * failure or restart never disturbs another.
  *
  * <pre>{@code
  * BrokerdClient client = BrokerdClient.builder(Path.of("/run/sluice/brokerd.sock")).build();
@@ -62,6 +63,30 @@ public final class BrokerdClient {
             throw new IllegalArgumentException("not a chunkStreams() request: use subscribe");
         }
         return new ChunkSubscription(this, request);
+    }
+
+    /**
+     * Hands the daemon a producer segment of chunks for {@code topic}'s CHUNK_STREAMS subscriptions
+     * (docs/formats.md, "PRODUCE"): the caller created it (object kind CHUNKS) and is its writer.
+     * The daemon opens it only if it is a regular file of this process's user.
+     *
+     * @param topic the chunk topic, {@code sluice.chunks.<outputLocation>}
+     * @param segmentPath the segment's absolute path
+     * @throws BrokerdException when the daemon refuses (NOT_AUTHORIZED, BAD_REQUEST naming why)
+     * @throws IOException when the daemon cannot be reached
+     */
+    public LocalProducerRegistration produce(String topic, Path segmentPath) throws IOException {
+        Objects.requireNonNull(topic, "topic");
+        if (!segmentPath.isAbsolute()) {
+            throw new IllegalArgumentException(
+                    "segment path " + segmentPath + ": not absolute, the daemon resolves no other");
+        }
+        return LocalProducerRegistration.register(this, topic, segmentPath);
+    }
+
+    /** The daemon's control socket. */
+    public Path socket() {
+        return socket;
     }
 
     ControlConnection connect() throws IOException {
