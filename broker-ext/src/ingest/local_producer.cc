@@ -1,0 +1,210 @@
+#include "ingest/local_producer.h"
+
+#include <arrow/array.h>
+#include <arrow/record_batch.h>
+#include <arrow/type.h>
+
+#include <utility>
+
+#include "daemon/log.h"
+#include "sluice/schemas.h"
+#include "sluice/segment_image.h"
+
+namespace sluice::brokerd {
+
+// Shared by the producer and every chunk it routed: the reader stays attached, and the topic the
+// chunks' records view stays alive, until the last chunk is gone.
+struct LocalProducer::Attachment {
+  std::unique_ptr<SegmentReader> reader;
+  std::string segment_path;
+  std::string topic;
+};
+
+namespace {
+
+// One object's slot, held while a chunk of it lives; released (from whichever pump thread drops
+// the last chunk) when the last is gone. SegmentReader::Release is one atomic operation on the
+// slot's state word, safe beside the producer thread's Next: the reader has no doorbell to ring
+// (see Start).
+class HeldObject {
+ public:
+  HeldObject(std::shared_ptr<const void> attachment, SegmentReader& reader, const ObjectView& view,
+             std::shared_ptr<arrow::RecordBatch> batch)
+      : attachment_(std::move(attachment)),
+        reader_(reader),
+        view_(view),
+        batch_(std::move(batch)) {}
+  HeldObject(const HeldObject&) = delete;
+  HeldObject& operator=(const HeldObject&) = delete;
+  // kEvicted: the writer took the lane back, the slot is no longer the daemon's to give.
+  ~HeldObject() { (void)reader_.Release(view_); }
+
+ private:
+  const std::shared_ptr<const void> attachment_;  // keeps reader_ attached
+  SegmentReader& reader_;
+  const ObjectView view_;
+  const std::shared_ptr<arrow::RecordBatch> batch_;  // the row views point into the slot
+};
+
+std::string Describe(uint64_t id, const std::string& path) {
+  return "local producer " + std::to_string(id) + " (segment " + path + ")";
+}
+
+Status Malformed(const ObjectView& object, const std::string& what) {
+  return Status::Corrupt("object " + std::to_string(object.object_id) + " (slot " +
+                         std::to_string(object.slot) + ") " + what);
+}
+
+}  // namespace
+
+LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
+  return {
+      metrics.counter("sluice_local_chunks_total",
+                      "Chunks taken from the segments of local producers."),
+      metrics.counter("sluice_local_bytes_total",
+                      "Payload bytes of the chunks taken from local producers."),
+      metrics.counter("sluice_local_chunks_unrouted_total",
+                      "Local chunks no CHUNK_STREAMS subscription of their topic took (dropped)."),
+      metrics.counter("sluice_local_objects_malformed_total",
+                      "Objects of local producers that were not valid CHUNKS batches."),
+      metrics.gauge("sluice_local_producers", "Local producers attached now."),
+  };
+}
+
+Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
+    uint64_t id, const std::string& segment_path, uid_t owner_uid, std::string topic,
+    LocalChunkRouter& router, LocalProducerCounters counters, OnFailure on_failure) {
+  auto refuse = [&](const Status& status) {
+    return Status(status.code(),
+                  "cannot read the producer segment " + segment_path + ": " + status.message());
+  };
+  if (segment_path.empty() || segment_path.front() != '/') {
+    return refuse(Status::InvalidArgument("the path must be absolute"));
+  }
+  ReaderOptions options;
+  options.owner_uid = owner_uid;
+  // No doorbell: chunks are released from the pumps' threads while this thread waits in Next, and
+  // only the doorbell is not safe to share between threads; the reader parks with a backoff of
+  // at most IdleStrategy::Options::max_backoff instead.
+  options.doorbell = false;
+  auto reader = SegmentReader::Open(segment_path, options);
+  if (!reader.ok()) return refuse(reader.status());
+  const SegmentHeader& header = (*reader)->header();
+  if (header.kind != ObjectKind::kChunks) {
+    return refuse(Status::InvalidArgument("its object_kind is RECORDS; a producer's is CHUNKS"));
+  }
+  if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
+    return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
+  }
+  auto attachment =
+      std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, std::move(topic)});
+  std::unique_ptr<LocalProducer> producer(
+      new LocalProducer(id, std::move(attachment), router, counters, std::move(on_failure)));
+  producer->thread_ = std::thread([p = producer.get()] { p->Run(); });
+  return producer;
+}
+
+LocalProducer::LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment,
+                             LocalChunkRouter& router, LocalProducerCounters counters,
+                             OnFailure on_failure)
+    : id_(id),
+      attachment_(std::move(attachment)),
+      router_(router),
+      counters_(counters),
+      on_failure_(std::move(on_failure)) {
+  counters_.producers.Add(1);
+}
+
+LocalProducer::~LocalProducer() {
+  Stop();
+  counters_.producers.Add(-1);
+}
+
+const std::string& LocalProducer::topic() const { return attachment_->topic; }
+
+void LocalProducer::Stop() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+}
+
+void LocalProducer::Run() {
+  SegmentReader& reader = *attachment_->reader;
+  const std::string who = Describe(id_, attachment_->segment_path);
+  for (;;) {
+    // Once asked to stop, only what is published already is taken.
+    const bool stopping = stop_.load(std::memory_order_acquire);
+    auto object = reader.Next(stopping ? std::chrono::nanoseconds(0) : kPollWait);
+    if (!object.ok()) {
+      const StatusCode code = object.status().code();
+      if (code == StatusCode::kTimedOut) {
+        if (stopping) break;
+        continue;
+      }
+      if (code == StatusCode::kEndOfStream || code == StatusCode::kWriterDead) {
+        Log(LogLevel::kInfo, "local_producer_ended",
+            {{"producer", std::to_string(id_)},
+             {"segment", attachment_->segment_path},
+             {"reason", object.status().message()}});
+        break;
+      }
+      const std::string message = who + ": " + object.status().ToString();
+      Log(LogLevel::kError, "local_producer_failed",
+          {{"producer", std::to_string(id_)}, {"error", message}});
+      if (on_failure_) on_failure_(message);
+      break;
+    }
+    Status routed = RouteObject(*object);
+    if (!routed.ok()) {
+      counters_.malformed.Add();
+      (void)reader.Release(*object);
+      const std::string message =
+          who + ": " + routed.message() + "; the chunks before it were taken, the producer ends";
+      Log(LogLevel::kWarn, "local_producer_malformed",
+          {{"producer", std::to_string(id_)}, {"error", message}});
+      if (on_failure_) on_failure_(message);
+      break;
+    }
+  }
+  ended_.store(true, std::memory_order_release);
+}
+
+Status LocalProducer::RouteObject(const ObjectView& object) {
+  auto batch = DecodeObject(object, ChunksSchema());
+  if (!batch.ok()) return Malformed(object, "is not a CHUNKS batch: " + batch.status().message());
+  const arrow::RecordBatch& rows = **batch;
+  if (rows.num_rows() == 0) return Malformed(object, "holds no chunk");
+  for (int column = 0; column < rows.num_columns(); ++column) {
+    // The CHUNKS schema's fields are all non-nullable (docs/formats.md, "Object schemas").
+    if (rows.column(column)->null_count() != 0) {
+      return Malformed(object, "has nulls in " + rows.schema()->field(column)->name());
+    }
+  }
+  const auto& jobs = static_cast<const arrow::StringArray&>(*rows.column(0));
+  const auto& streams = static_cast<const arrow::StringArray&>(*rows.column(1));
+  const auto& seqs = static_cast<const arrow::UInt64Array&>(*rows.column(2));
+  const auto& eos = static_cast<const arrow::BooleanArray&>(*rows.column(3));
+  const auto& payloads = static_cast<const arrow::BinaryArray&>(*rows.column(4));
+
+  // Every row's message shares this owner: the slot goes back when the last of them is gone.
+  std::shared_ptr<const void> owner =
+      std::make_shared<const HeldObject>(attachment_, *attachment_->reader, object, *batch);
+  for (int64_t row = 0; row < rows.num_rows(); ++row) {
+    ReadyMessage message;
+    ConsumedRecord& record = message.record;
+    record.topic = attachment_->topic;
+    record.partition = -1;
+    record.offset = -1;
+    record.value = payloads.GetView(row);
+    message.owner = owner;
+    message.chunk = std::make_unique<const ChunkId>(ChunkId{std::string(jobs.GetView(row)),
+                                                            std::string(streams.GetView(row)),
+                                                            seqs.Value(row), eos.Value(row)});
+    message.local_producer = id_;
+    counters_.chunks.Add();
+    counters_.bytes.Add(record.value_size());
+    if (router_.Route(attachment_->topic, std::move(message)) == 0) counters_.unrouted.Add();
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,86 @@
+// A local producer: a process on the daemon's host that hands the daemon its own segment of
+// CHUNKS objects with PRODUCE, so that its chunks skip the broker (docs/brokerd.md, "Local
+// producers"). The daemon is the segment's reader: a thread takes each object, checks it, and
+// routes one ReadyMessage per chunk row, viewing the payload in the producer's slot, to the
+// CHUNK_STREAMS subscriptions of the PRODUCE's topic.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "daemon/metrics.h"
+#include "ingest/local_chunk_router.h"
+#include "sluice/segment_reader.h"
+#include "sluice/status.h"
+
+namespace sluice::brokerd {
+
+// The daemon-wide series of local producers (docs/brokerd.md, "Metrics").
+struct LocalProducerCounters {
+  Counter& chunks;     // sluice_local_chunks_total: chunk rows taken from producer segments
+  Counter& bytes;      // sluice_local_bytes_total: their payload bytes
+  Counter& unrouted;   // sluice_local_chunks_unrouted_total: taken, but no subscription wanted them
+  Counter& malformed;  // sluice_local_objects_malformed_total: objects that ended their producer
+  Gauge& producers;    // sluice_local_producers: producers attached now
+};
+
+// Registers the series above in `metrics`.
+LocalProducerCounters LocalProducerMetrics(Metrics& metrics);
+
+class LocalProducer {
+ public:
+  // Called once, from the producer's thread, when an object of the segment is malformed or the
+  // segment breaks: the message names the producer, the segment, the object and what is wrong.
+  using OnFailure = std::function<void(const std::string& message)>;
+
+  // How long the thread waits for an object before it looks whether it is asked to stop.
+  static constexpr std::chrono::milliseconds kPollWait{100};
+
+  // Opens `segment_path` (absolute; a regular file of `owner_uid`, not a symbolic link), checks it
+  // is a CHUNKS segment of the CHUNKS schema, attaches a lane and starts taking objects.
+  // kInvalidArgument names the path and what is wrong; kNoFreeLane when every lane is taken.
+  static Result<std::unique_ptr<LocalProducer>> Start(uint64_t id, const std::string& segment_path,
+                                                      uid_t owner_uid, std::string topic,
+                                                      LocalChunkRouter& router,
+                                                      LocalProducerCounters counters,
+                                                      OnFailure on_failure);
+  ~LocalProducer();  // Stop()
+  LocalProducer(const LocalProducer&) = delete;
+  LocalProducer& operator=(const LocalProducer&) = delete;
+
+  // Takes the objects already published, routes them, and stops. The lane is left when the last
+  // routed chunk is gone (its subscriptions took or dropped it); until then the slots stay held.
+  void Stop();
+  // The thread ended by itself: the writer closed the segment or died (after its objects were
+  // taken), or the producer failed (OnFailure was called).
+  bool ended() const { return ended_.load(std::memory_order_acquire); }
+  uint64_t id() const { return id_; }
+  const std::string& topic() const;
+
+ private:
+  struct Attachment;
+  LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment, LocalChunkRouter& router,
+                LocalProducerCounters counters, OnFailure on_failure);
+  void Run();
+  // Routes every chunk row of the object (kCorrupt, routing none, when it is malformed).
+  Status RouteObject(const ObjectView& object);
+
+  const uint64_t id_;
+  // The reader and what the routed chunks view besides the slot: shared with every chunk.
+  std::shared_ptr<Attachment> attachment_;
+  LocalChunkRouter& router_;
+  LocalProducerCounters counters_;
+  OnFailure on_failure_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> ended_{false};
+  std::thread thread_;
+};
+
+}  // namespace sluice::brokerd

@@ -1,0 +1,290 @@
+// LocalProducer against a real SegmentWriter of CHUNKS objects as the producer: the chunks
+// routed in order with their bytes, the slots given back only when every routed copy is gone,
+// the objects published before Stop or the writer's close taken, a malformed object ending the
+// producer with a message, and the segments it must refuse (docs/brokerd.md, "Local producers").
+#include "ingest/local_producer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gtest_util.h"
+#include "sluice/batch_builder.h"
+#include "sluice/random_name.h"
+#include "sluice/segment_writer.h"
+
+namespace sluice::brokerd {
+namespace {
+
+using namespace std::chrono_literals;
+using sluice::testing::Eventually;
+
+constexpr char kTopic[] = "sluice.chunks.here";
+constexpr uint64_t kProducerId = 41;
+
+struct ChunkRow {
+  std::string job;
+  std::string stream;
+  uint64_t seq;
+  bool eos;
+  std::string payload;
+};
+
+// A producer's segment, unlinked by the writer's Close or, left over, by the destructor.
+class ProducerSegment {
+ public:
+  explicit ProducerSegment(uint32_t slot_count = 8, ObjectKind kind = ObjectKind::kChunks) {
+    WriterOptions options;
+    options.name = "/dev/shm/sluice-test-local-producer-" + std::to_string(getpid()) + "-" +
+                   std::to_string(counter_++);
+    options.kind = kind;
+    options.slot_count = slot_count;
+    options.slot_size = 64 << 10;
+    options.lane_count = 2;
+    path_ = options.name;
+    auto writer = SegmentWriter::Create(options);
+    EXPECT_OK(writer);
+    if (writer.ok()) writer_ = writer.MoveValue();
+  }
+  ~ProducerSegment() {
+    writer_.reset();
+    unlink(path_.c_str());
+    unlink((path_ + ".bell").c_str());
+  }
+
+  // Publishes one CHUNKS object of `rows`.
+  Status Publish(const std::vector<ChunkRow>& rows) {
+    ChunksBatchBuilder builder;
+    for (const auto& row : rows) {
+      builder.Add(Chunk{row.job, row.stream, row.seq, row.eos, row.payload});
+    }
+    SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer_->Acquire(5s));
+    SLUICE_ASSIGN_OR_RETURN(EncodedObject encoded,
+                            builder.Finish(slot.data, slot.capacity, slot.stores));
+    return writer_->Publish(encoded).status();
+  }
+
+  // Publishes `length` bytes that are no Arrow IPC message, claiming one row.
+  Status PublishGarbage(size_t length) {
+    SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer_->Acquire(5s));
+    std::memset(slot.data, 0x5a, length);
+    EncodedObject object;
+    object.length = length;
+    object.record_count = 1;
+    return writer_->Publish(object).status();
+  }
+
+  SegmentWriter& writer() { return *writer_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+  std::unique_ptr<SegmentWriter> writer_;
+};
+
+// What a test sees of a producer: its metrics, the failure it reported, its inboxes.
+class LocalProducerTest : public ::testing::Test {
+ protected:
+  Result<std::unique_ptr<LocalProducer>> Start(const std::string& path, uid_t owner = geteuid()) {
+    return LocalProducer::Start(kProducerId, path, owner, kTopic, router_,
+                                LocalProducerMetrics(metrics_), [this](const std::string& m) {
+                                  std::lock_guard lock(mutex_);
+                                  failures_.push_back(m);
+                                });
+  }
+
+  std::shared_ptr<LocalChunkInbox> Subscribe(const std::string& job_filter) {
+    auto inbox = std::make_shared<LocalChunkInbox>(job_filter, nullptr);
+    router_.Add(kTopic, inbox);
+    return inbox;
+  }
+
+  // Drains `inbox` into `out` until it holds `count` chunks.
+  ::testing::AssertionResult DrainUntil(LocalChunkInbox& inbox, std::vector<ReadyMessage>& out,
+                                        size_t count) {
+    return Eventually(std::to_string(count) + " chunks in the inbox", [&] {
+      inbox.Drain(out);
+      return out.size() >= count;
+    });
+  }
+
+  std::vector<std::string> failures() {
+    std::lock_guard lock(mutex_);
+    return failures_;
+  }
+
+  uint64_t Counted(const char* name) { return metrics_.counter(name, "").value(); }
+
+  Metrics metrics_;
+  LocalChunkRouter router_;
+  std::mutex mutex_;
+  std::vector<std::string> failures_;
+};
+
+TEST_F(LocalProducerTest, RoutesEveryChunkInOrderWithItsBytesToTheInboxesThatTakeIt) {
+  ProducerSegment segment;
+  auto every_job = Subscribe("");
+  auto job_a = Subscribe("a");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  EXPECT_EQ(metrics_.gauge("sluice_local_producers", "").value(), 1);
+  ASSERT_OK(segment.Publish({{"a", "s1", 0, false, "first"}, {"b", "s1", 0, false, "second"}}));
+  ASSERT_OK(segment.Publish({{"a", "s1", 1, true, std::string(1000, 'x')}}));
+
+  std::vector<ReadyMessage> all, only_a;
+  ASSERT_TRUE(DrainUntil(*every_job, all, 3));
+  ASSERT_TRUE(DrainUntil(*job_a, only_a, 2));
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(*all[0].chunk, (ChunkId{"a", "s1", 0, false}));
+  EXPECT_EQ(*all[1].chunk, (ChunkId{"b", "s1", 0, false}));
+  EXPECT_EQ(*all[2].chunk, (ChunkId{"a", "s1", 1, true}));
+  EXPECT_EQ(all[0].record.value, "first");
+  EXPECT_EQ(all[1].record.value, "second");
+  EXPECT_EQ(all[2].record.value, std::string(1000, 'x'));
+  for (const auto& message : all) {
+    EXPECT_EQ(message.record.topic, kTopic);
+    EXPECT_EQ(message.record.partition, -1);
+    EXPECT_EQ(message.record.offset, -1);
+    EXPECT_TRUE(message.record.headers.empty());
+    EXPECT_EQ(message.local_producer, kProducerId);
+  }
+  ASSERT_EQ(only_a.size(), 2u);
+  EXPECT_EQ(only_a[0].chunk->seq, 0u);
+  EXPECT_EQ(only_a[1].chunk->seq, 1u);
+  EXPECT_EQ(only_a[1].record.value->data(), all[2].record.value->data())
+      << "both subscriptions view the payload in the producer's slot";
+  EXPECT_EQ(Counted("sluice_local_chunks_total"), 3u);
+  EXPECT_EQ(Counted("sluice_local_bytes_total"), 5u + 6u + 1000u);
+  EXPECT_EQ(Counted("sluice_local_chunks_unrouted_total"), 0u);
+  EXPECT_TRUE(failures().empty());
+}
+
+TEST_F(LocalProducerTest, GivesASlotBackOnlyWhenEveryRoutedCopyIsGone) {
+  ProducerSegment segment(/*slot_count=*/2);
+  auto first = Subscribe("");
+  auto second = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "zero"}}));
+  ASSERT_OK(segment.Publish({{"a", "s", 1, false, "one"}, {"a", "s", 2, false, "two"}}));
+  std::vector<ReadyMessage> from_first, from_second;
+  ASSERT_TRUE(DrainUntil(*first, from_first, 3));
+  ASSERT_TRUE(DrainUntil(*second, from_second, 3));
+  EXPECT_EQ(segment.writer().FreeSlots(), 0u);
+  EXPECT_EQ(segment.writer().Acquire(0ns).status().code(), StatusCode::kTimedOut);
+
+  from_first.clear();
+  // The second subscription still views both objects; of the second object it keeps one row.
+  from_second.erase(from_second.begin() + 1);
+  EXPECT_EQ(segment.writer().FreeSlots(), 0u);
+  from_second.erase(from_second.begin());
+  EXPECT_EQ(segment.writer().FreeSlots(), 1u) << "the first object's slot is free";
+  from_second.clear();
+  EXPECT_EQ(segment.writer().FreeSlots(), 2u);
+  ASSERT_OK(segment.writer().Acquire(0ns));
+}
+
+TEST_F(LocalProducerTest, CountsAndDropsChunksNoSubscriptionTakes) {
+  ProducerSegment segment(/*slot_count=*/2);
+  auto job_a = Subscribe("a");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"b", "s", 0, false, "nobody's"}}));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "a's"}}));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*job_a, taken, 1));
+  EXPECT_EQ(Counted("sluice_local_chunks_unrouted_total"), 1u);
+  EXPECT_EQ(segment.writer().FreeSlots(), 1u) << "the dropped chunk's slot is back";
+}
+
+TEST_F(LocalProducerTest, StopTakesWhatIsPublishedFirst) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  for (uint64_t seq = 0; seq < 5; ++seq) {
+    ASSERT_OK(segment.Publish({{"a", "s", seq, false, "chunk " + std::to_string(seq)}}));
+  }
+  producer->Stop();
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 5u) << "every object published before Stop is routed";
+  EXPECT_EQ(taken[4].record.value, "chunk 4");
+  producer.reset();
+  // The lane is left only when the last chunk is gone: until then the slots stay the daemon's.
+  EXPECT_EQ(segment.writer().attached_readers(), 1u);
+  taken.clear();
+  EXPECT_EQ(segment.writer().attached_readers(), 0u);
+  EXPECT_EQ(metrics_.gauge("sluice_local_producers", "").value(), 0);
+}
+
+TEST_F(LocalProducerTest, EndsAfterTakingWhatTheWriterPublishedBeforeClosing) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  for (uint64_t seq = 0; seq < 3; ++seq) {
+    ASSERT_OK(segment.Publish({{"a", "s", seq, seq == 2, "chunk"}}));
+  }
+  // The slots are held by the routed chunks, so the close does not wait for them to drain.
+  EXPECT_EQ(segment.writer().Close(0ns).code(), StatusCode::kTimedOut);
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 3u);
+  EXPECT_TRUE(taken[2].chunk->eos);
+  EXPECT_TRUE(failures().empty()) << failures()[0];
+}
+
+TEST_F(LocalProducerTest, AMalformedObjectEndsTheProducerAfterTheChunksBeforeIt) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+  ASSERT_OK(segment.PublishGarbage(256));
+  ASSERT_OK(segment.Publish({{"a", "s", 1, false, "after"}}));
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  const auto reported = failures();
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NE(reported[0].find("local producer 41"), std::string::npos) << reported[0];
+  EXPECT_NE(reported[0].find(segment.path()), std::string::npos) << reported[0];
+  EXPECT_NE(reported[0].find("object 1 "), std::string::npos) << reported[0];
+  EXPECT_NE(reported[0].find("is not a CHUNKS batch"), std::string::npos) << reported[0];
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 1u) << "the chunk before the malformed object was routed, none after";
+  EXPECT_EQ(taken[0].record.value, "good");
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+TEST_F(LocalProducerTest, RefusesAFileOfAnotherOwner) {
+  ProducerSegment segment;
+  const uid_t someone_else = geteuid() + 1;
+  auto producer = Start(segment.path(), someone_else);
+  ASSERT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(producer.status().message().find("cannot read the producer segment " + segment.path()),
+            std::string::npos)
+      << producer.status().message();
+  EXPECT_NE(producer.status().message().find("not by uid " + std::to_string(someone_else)),
+            std::string::npos)
+      << producer.status().message();
+  EXPECT_EQ(segment.writer().attached_readers(), 0u);
+  EXPECT_EQ(metrics_.gauge("sluice_local_producers", "").value(), 0);
+}
+
+TEST_F(LocalProducerTest, RefusesARecordsSegmentAndARelativePath) {
+  ProducerSegment records(8, ObjectKind::kRecords);
+  auto producer = Start(records.path());
+  ASSERT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(producer.status().message().find("object_kind is RECORDS"), std::string::npos)
+      << producer.status().message();
+  EXPECT_EQ(records.writer().attached_readers(), 0u) << "a refused segment keeps no lane";
+
+  auto relative = Start("sluice-some-segment");
+  ASSERT_EQ(relative.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(relative.status().message().find("must be absolute"), std::string::npos)
+      << relative.status().message();
+}
+
+}  // namespace
+}  // namespace sluice::brokerd
