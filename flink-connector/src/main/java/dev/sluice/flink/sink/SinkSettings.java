@@ -17,6 +17,8 @@ import org.apache.flink.annotation.Internal;
  * @param maxCapPerStream the formula's upper bound
  * @param partitioning which partition a chunk goes to
  * @param progressPartitionRefresh how often the progress consumer looks for new partitions
+ * @param local how the writers reach their host's daemon for {@code LOCAL} chunks; null: they send
+ *     those through Kafka
  */
 @Internal
 public record SinkSettings(
@@ -27,7 +29,8 @@ public record SinkSettings(
         long maxTaskSizeBytes,
         long maxCapPerStream,
         ChunkPartitioning partitioning,
-        Duration progressPartitionRefresh)
+        Duration progressPartitionRefresh,
+        LocalTransportSettings local)
         implements Serializable {
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.write.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
@@ -19,7 +20,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * record"), each on the topic of its stream's output location ({@code sluice.chunks.<location>}),
  * spread over the topic's partitions ({@link ChunkPartitioning}), at least once, and with a bounded
  * number of bytes in flight per stream: a stream whose readers do not keep up (or have stopped)
- * stops its generation instead of filling the broker.
+ * stops its generation instead of filling the broker. A chunk the scheduler sent the local way
+ * ({@code LOCAL}) goes into a shared-memory segment that the daemon of the writer's host reads
+ * instead, given {@link SluiceSinkBuilder#setBrokerdSocket} (docs/sluice-sink.md, "Transports").
  *
  * <pre>{@code
  * SluiceSink sink = SluiceSink.builder()
@@ -65,6 +68,14 @@ public final class SluiceSink implements Sink<Chunk> {
                 ("sluice-sink-" + task.getTaskName() + "-" + subtask)
                         .replaceAll("[^A-Za-z0-9._-]+", "_");
 
+        // One client of the host's daemon for the writer's local channels, one per chunk topic.
+        LocalTransportSettings local = settings.local();
+        LocalChunkSender.Opener localChannels =
+                local == null
+                        ? null
+                        : LocalChunkSender.channels(
+                                BrokerdClient.builder(local.socket()).build(), local.channel());
+
         Properties producerProps = new Properties();
         producerProps.putAll(settings.producer());
         producerProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -83,6 +94,7 @@ public final class SluiceSink implements Sink<Chunk> {
                 settings,
                 producer,
                 consumer,
+                localChannels,
                 context.getMailboxExecutor(),
                 context.metricGroup(),
                 subtask,

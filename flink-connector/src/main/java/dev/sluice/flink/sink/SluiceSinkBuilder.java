@@ -5,7 +5,9 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.write.ChunkProducerSettings;
 import dev.sluice.client.write.InFlightAccounting;
+import dev.sluice.client.write.LocalChunkChannel;
 import dev.sluice.client.write.ProgressListener;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
@@ -32,6 +34,8 @@ public final class SluiceSinkBuilder {
     private long maxCap = DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM;
     private ChunkPartitioning partitioning = ChunkPartitioning.SPREAD;
     private Duration progressPartitionRefresh = Duration.ofSeconds(30);
+    private Path brokerdSocket;
+    private LocalChunkChannel.Settings localChannel;
 
     SluiceSinkBuilder() {}
 
@@ -108,6 +112,28 @@ public final class SluiceSinkBuilder {
         return this;
     }
 
+    /**
+     * The control socket of {@code sluice-brokerd} on the writers' hosts, for the chunks that go
+     * the local way ({@code Chunk.transport()} {@code LOCAL}): the writer puts them into a
+     * shared-memory segment of its own that the daemon reads (docs/sluice-sink.md, "Transports").
+     * Without it, those chunks go through Kafka, logged once per stream and counted ({@code
+     * sluice.localChunksToKafka}).
+     */
+    public SluiceSinkBuilder setBrokerdSocket(Path socket) {
+        this.brokerdSocket = Objects.requireNonNull(socket);
+        return this;
+    }
+
+    /**
+     * Where the local channels put their producer segments, how many slots they have and how long a
+     * channel waits for its daemon to come back; {@link LocalChunkChannel.Settings#defaults()}
+     * ({@code /dev/shm}, 8 slots, 60 s) unless set. Needs {@link #setBrokerdSocket}.
+     */
+    public SluiceSinkBuilder setLocalChannel(LocalChunkChannel.Settings settings) {
+        this.localChannel = Objects.requireNonNull(settings);
+        return this;
+    }
+
     public SluiceSink build() {
         if (producer.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
@@ -138,6 +164,18 @@ public final class SluiceSinkBuilder {
             throw new IllegalStateException(
                     "progress partition refresh: positive, got " + progressPartitionRefresh);
         }
+        if (brokerdSocket != null && !brokerdSocket.isAbsolute()) {
+            throw new IllegalStateException(
+                    "brokerd socket '"
+                            + brokerdSocket
+                            + "': not absolute; set the absolute path of the daemon's control"
+                            + " socket (its sluice.socket)");
+        }
+        if (localChannel != null && brokerdSocket == null) {
+            throw new IllegalStateException(
+                    "local channel settings without a daemon to produce to: call"
+                            + " setBrokerdSocket");
+        }
         Properties consumerProps = ProgressListener.consumerProperties(producerProps, consumer);
         return new SluiceSink(
                 new SinkSettings(
@@ -148,6 +186,13 @@ public final class SluiceSinkBuilder {
                         maxTaskSizeBytes,
                         maxCap,
                         partitioning,
-                        progressPartitionRefresh));
+                        progressPartitionRefresh,
+                        brokerdSocket == null
+                                ? null
+                                : LocalTransportSettings.of(
+                                        brokerdSocket,
+                                        localChannel == null
+                                                ? LocalChunkChannel.Settings.defaults()
+                                                : localChannel)));
     }
 }

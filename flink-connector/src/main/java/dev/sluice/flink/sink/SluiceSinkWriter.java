@@ -1,5 +1,6 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.write.ChunkProducerSettings;
 import dev.sluice.client.write.ChunkRecords;
@@ -8,7 +9,10 @@ import dev.sluice.client.write.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -43,19 +47,42 @@ import org.slf4j.LoggerFactory;
  * it (the progress listener's, a failed send's, timers, checkpoint notifications), so nothing spins
  * and the task stays responsive. Flink's backpressure then stops what is upstream.
  *
+ * <p><b>Transports.</b> A chunk the scheduler sent the local way ({@link Transport#LOCAL}) goes
+ * through the {@link LocalChunkSender} of its chunk topic, opened on first use over the host's
+ * daemon, into a shared-memory segment the daemon reads; any other chunk goes to Kafka. Both count
+ * the same in flight. Without a daemon socket a {@code LOCAL} chunk goes to Kafka, logged once per
+ * stream. When a channel's daemon goes away, the chunks it had not delivered are lost, not in
+ * flight: a mail forgets them ({@link InFlightAccounting#forget}), so a write waiting for their
+ * room goes on (docs/sluice-sink.md, "Transports").
+ *
  * <p><b>At least once.</b> {@link #flush} (on every checkpoint and at the end of input) waits until
  * the broker acknowledged every chunk sent so far; a failed send fails the task, naming the chunk,
  * also when no {@code write} comes anymore (a mail rethrows it). A restore may send a chunk again;
- * the daemon drops it by {@code seq}.
+ * the daemon drops it by {@code seq}. A local chunk is in shared memory once sent and has no
+ * acknowledgement to wait for; it is lost if its daemon goes away before delivering it, and the
+ * generation scheduler computes its task again then (docs/generation.md, "Recovery").
  */
 @Internal
 public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private static final Logger LOG = LoggerFactory.getLogger(SluiceSinkWriter.class);
     // What makes a generated chunk smaller, for the messages of one too large.
     private static final String CHUNK_SIZE_SETTING = "the job's chunkSizeBytes";
+    // The streams whose LOCAL chunks went to Kafka were logged: the latest this many are
+    // remembered, so that a long-running writer's memory stays bounded.
+    private static final int LOGGED_STREAMS_REMEMBERED = 4096;
 
     private final SinkSettings settings;
     private final Producer<byte[], byte[]> producer;
+    // Null: no daemon socket, LOCAL chunks go to Kafka.
+    private final LocalChunkSender.Opener localOpener;
+    private final Map<String, LocalChunkSender> localChannels = new HashMap<>();
+    private final Map<String, Boolean> localToKafkaLogged =
+            new LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > LOGGED_STREAMS_REMEMBERED;
+                }
+            };
     private final MailboxExecutor mailbox;
     private final InFlightAccounting accounting;
     private final ProgressListener listener;
@@ -67,6 +94,10 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private final Counter recordsSent;
     private final Counter bytesSent;
     private final Counter sendErrors;
+    private final Counter localChunksSent;
+    private final Counter localBytesSent;
+    private final Counter localChannelLosses;
+    private final Counter localChunksToKafka;
     // What the gauges show; written on the task thread, read by metric reporters.
     private volatile long bytesInFlight;
     private volatile int streamsInFlight;
@@ -78,6 +109,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     /**
      * @param producer writes the chunk records; the writer closes it
      * @param progressConsumer reads the progress topic; the writer closes it
+     * @param localOpener opens the local channel of a chunk topic; null without a daemon socket
      * @param producers how many writers the sink has: each holds its equal part of a stream's cap
      */
     @VisibleForTesting
@@ -85,6 +117,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
             SinkSettings settings,
             Producer<byte[], byte[]> producer,
             Consumer<byte[], byte[]> progressConsumer,
+            LocalChunkSender.Opener localOpener,
             MailboxExecutor mailbox,
             SinkWriterMetricGroup metrics,
             int subtask,
@@ -92,6 +125,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
             throws IOException {
         this.settings = settings;
         this.producer = producer;
+        this.localOpener = localOpener;
         this.mailbox = mailbox;
         this.accounting = new InFlightAccounting(settings.sharePerStream(producers));
         this.limits = ChunkProducerSettings.of(settings.producer());
@@ -108,6 +142,10 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
                         this::progressFailed,
                         "sluice-sink-progress-" + subtask);
         MetricGroup sluice = metrics.addGroup("sluice");
+        this.localChunksSent = sluice.counter("localChunksSent");
+        this.localBytesSent = sluice.counter("localBytesSent");
+        this.localChannelLosses = sluice.counter("localChannelLosses");
+        this.localChunksToKafka = sluice.counter("localChunksToKafka");
         sluice.gauge("bytesInFlight", (Gauge<Long>) () -> bytesInFlight);
         sluice.gauge("streamsInFlight", (Gauge<Integer>) () -> streamsInFlight);
         sluice.gauge("streamsWaiting", (Gauge<Integer>) () -> waitingFor == null ? 0 : 1);
@@ -123,29 +161,51 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         }
         LOG.info(
                 "SluiceSink writer {} of {}: up to {} bytes in flight per stream (cap {} over all"
-                        + " writers), progress from {}",
+                        + " writers), progress from {}, LOCAL chunks {}",
                 subtask,
                 producers,
                 accounting.share(),
                 settings.capPerStream(producers),
-                settings.progressTopic());
+                settings.progressTopic(),
+                settings.local() == null
+                        ? "through Kafka (no daemon socket)"
+                        : "to the daemon at " + settings.local().brokerdSocket());
     }
 
     @Override
     public void write(Chunk chunk, Context context) throws IOException, InterruptedException {
         checkFailure();
         ChunkRecords.checkNames(chunk.job(), chunk.stream(), chunk.outputLocation(), chunk.seq());
-        ProducerRecord<byte[], byte[]> record =
-                ChunkRecords.record(
-                        ChunkRecords.topic(chunk.outputLocation()),
-                        partition(chunk),
-                        chunk.job(),
-                        chunk.stream(),
-                        chunk.seq(),
-                        chunk.eos(),
-                        chunk.payload());
-        limits.checkFits(record, chunk.toString(), CHUNK_SIZE_SETTING);
+        String topic = ChunkRecords.topic(chunk.outputLocation());
         String key = InFlightAccounting.key(chunk.job(), chunk.stream());
+        boolean local = chunk.transport() == Transport.LOCAL;
+        if (local && localOpener == null) {
+            local = false;
+            localChunksToKafka.inc();
+            if (localToKafkaLogged.put(key, Boolean.TRUE) == null) {
+                LOG.warn(
+                        "{}: LOCAL chunks of stream {} go through Kafka: the sink has no daemon"
+                                + " socket (SluiceSinkBuilder.setBrokerdSocket)",
+                        chunk,
+                        key);
+            }
+        }
+        // Opened before the chunk counts, so that a daemon refusing the channel fails the task
+        // with nothing counted.
+        LocalChunkSender channel = local ? localChannel(topic) : null;
+        ProducerRecord<byte[], byte[]> record = null;
+        if (!local) {
+            record =
+                    ChunkRecords.record(
+                            topic,
+                            partition(chunk),
+                            chunk.job(),
+                            chunk.stream(),
+                            chunk.seq(),
+                            chunk.eos(),
+                            chunk.payload());
+            limits.checkFits(record, chunk.toString(), CHUNK_SIZE_SETTING);
+        }
         long bytes = chunk.payload().length;
         applyProgress();
         if (!accounting.admits(key, chunk.seq(), bytes)) {
@@ -153,9 +213,52 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         }
         accounting.written(key, chunk.seq(), bytes);
         updateGauges();
-        producer.send(record, callback(chunk, record.partition()));
+        if (local) {
+            channel.send(chunk.job(), chunk.stream(), chunk.seq(), chunk.eos(), chunk.payload());
+            localChunksSent.inc();
+            localBytesSent.inc(bytes);
+        } else {
+            producer.send(record, callback(chunk, record.partition()));
+        }
         recordsSent.inc();
         bytesSent.inc(bytes);
+    }
+
+    /** The local channel of a chunk topic, opened on its first chunk. */
+    private LocalChunkSender localChannel(String topic) throws IOException {
+        LocalChunkSender channel = localChannels.get(topic);
+        if (channel == null) {
+            channel =
+                    localOpener.open(
+                            topic,
+                            () -> post(() -> channelLost(topic), "sluice local channel loss"));
+            localChannels.put(topic, channel);
+        }
+        return channel;
+    }
+
+    /**
+     * Runs on the task thread after a channel's daemon went away: the chunks of the streams it
+     * names are lost, not in flight, so they no longer hold this writer's share (a write waiting
+     * for it re-checks after this mail); the scheduler computes their tasks again
+     * (docs/generation.md, "Recovery").
+     */
+    private void channelLost(String topic) {
+        LocalChunkSender channel = localChannels.get(topic);
+        if (channel == null) {
+            return;
+        }
+        localChannelLosses.inc();
+        for (String key : channel.takeLostStreams()) {
+            LOG.info(
+                    "{}: the daemon went away; the chunks of stream {} sent through it are lost,"
+                            + " {} bytes of them no longer in flight",
+                    topic,
+                    key,
+                    accounting.bytesInFlight(key));
+            accounting.forget(key);
+        }
+        updateGauges();
     }
 
     private int partition(Chunk chunk) throws IOException {
@@ -292,7 +395,12 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         streamsInFlight = accounting.streamsInFlight();
     }
 
-    /** Waits until the broker acknowledged every chunk sent; fails if one was not. */
+    /**
+     * Waits until the broker acknowledged every chunk sent; fails if one was not. A local chunk
+     * needs no wait: it is in shared memory once {@code send} returned, and if its daemon goes away
+     * before delivering it, the generation scheduler's recovery computes it again
+     * (docs/generation.md, "Recovery").
+     */
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         checkFailure();
@@ -307,6 +415,15 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     }
 
     private void closeQuietly() {
+        // Closing a channel closes its segment: the daemon takes what was published in it.
+        for (Map.Entry<String, LocalChunkSender> channel : localChannels.entrySet()) {
+            try {
+                channel.getValue().close();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("could not close the local chunk channel of {}: {}", channel.getKey(), e);
+            }
+        }
+        localChannels.clear();
         try {
             listener.close();
         } catch (InterruptedException e) {
@@ -335,6 +452,16 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     @VisibleForTesting
     long progressMalformed() {
         return listener.malformed();
+    }
+
+    @VisibleForTesting
+    long localChunksToKafka() {
+        return localChunksToKafka.getCount();
+    }
+
+    @VisibleForTesting
+    long localChannelLosses() {
+        return localChannelLosses.getCount();
     }
 
     @VisibleForTesting

@@ -3,10 +3,12 @@ package dev.sluice.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.write.LocalChunkChannel;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -97,7 +99,34 @@ class SluiceSinkBuilderTest {
     }
 
     @Test
+    void theDaemonSocketAndTheLocalChannelSettingsReachTheWriters() throws Exception {
+        assertThat(settings(builder()).local()).as("no socket: LOCAL chunks go to Kafka").isNull();
+
+        LocalTransportSettings defaults =
+                settings(builder().setBrokerdSocket(Path.of("/run/sluice/brokerd.sock"))).local();
+        assertThat(defaults.socket()).isEqualTo(Path.of("/run/sluice/brokerd.sock"));
+        assertThat(defaults.channel()).isEqualTo(LocalChunkChannel.Settings.defaults());
+
+        LocalChunkChannel.Settings mine =
+                new LocalChunkChannel.Settings(Path.of("/tmp/segments"), 3, Duration.ofSeconds(5));
+        assertThat(
+                        settings(
+                                        builder()
+                                                .setBrokerdSocket(Path.of("/tmp/b.sock"))
+                                                .setLocalChannel(mine))
+                                .local()
+                                .channel())
+                .isEqualTo(mine);
+    }
+
+    @Test
     void wrongSettingsAreRefusedNamingThem() {
+        assertRefused(
+                builder().setBrokerdSocket(Path.of("brokerd.sock")),
+                "brokerd socket 'brokerd.sock': not absolute");
+        assertRefused(
+                builder().setLocalChannel(LocalChunkChannel.Settings.defaults()),
+                "call setBrokerdSocket");
         assertThatThrownBy(() -> SluiceSink.builder().build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("bootstrap servers");

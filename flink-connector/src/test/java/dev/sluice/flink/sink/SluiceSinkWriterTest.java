@@ -3,16 +3,22 @@ package dev.sluice.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
 import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -39,9 +45,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The writer with Kafka's mock clients and a mailbox of its own: {@code write} waits at the share
- * in the mailbox and goes on when progress arrives, failures name the chunk. The real broker,
- * daemon and readers are in {@code SluiceSinkIT}.
+ * The writer with Kafka's mock clients, local channels of the test's own and a mailbox of its own:
+ * {@code write} waits at the share in the mailbox and goes on when progress arrives (or a local
+ * channel's loss frees the share), failures name the chunk. The real broker, daemon and readers are
+ * in {@code SluiceSinkIT} and {@code SluiceSinkLocalIT}.
  */
 class SluiceSinkWriterTest {
     private static final String PROGRESS = "progress";
@@ -52,6 +59,8 @@ class SluiceSinkWriterTest {
     private final TestMailbox mailbox = new TestMailbox();
     private final BlockingMockConsumer consumer = new BlockingMockConsumer();
     private MockProducer<byte[], byte[]> producer;
+    // The writer's local channels; null: the sink has no daemon socket.
+    private TestChannels localChannels;
     private SluiceSinkWriter writer;
     private long progressOffset;
 
@@ -97,6 +106,7 @@ class SluiceSinkWriterTest {
                         (SinkSettingsAccess.settings(builder.setProgressTopic(PROGRESS).build())),
                         producer,
                         consumer,
+                        localChannels,
                         mailbox,
                         UnregisteredMetricsGroup.createSinkWriterMetricGroup(),
                         0,
@@ -110,6 +120,10 @@ class SluiceSinkWriterTest {
 
     private static Chunk chunk(long seq, int size) {
         return new Chunk("job-1", "cyan", "printer-1", seq, false, new byte[size]);
+    }
+
+    private static Chunk localChunk(String stream, long seq, int size) {
+        return new Chunk("job-1", stream, "printer-1", seq, false, new byte[size], Transport.LOCAL);
     }
 
     private void publish(DeliveryProgress progress) {
@@ -251,6 +265,7 @@ class SluiceSinkWriterTest {
                                         SinkSettingsAccess.settings(builder().build()),
                                         new MockProducer<>(),
                                         empty,
+                                        null,
                                         mailbox,
                                         UnregisteredMetricsGroup.createSinkWriterMetricGroup(),
                                         0,
@@ -272,6 +287,133 @@ class SluiceSinkWriterTest {
         assertThat(producer.history()).hasSize(2);
         assertThat(writer.progressMalformed()).isEqualTo(1);
         assertThat(writer.progressApplied()).isEqualTo(1);
+    }
+
+    @Test
+    void localChunksGoThroughTheirTopicsChannelAndCountInFlightLikeKafkaOnes() throws Exception {
+        localChannels = new TestChannels();
+        open(builder().setBrokerdSocket(Path.of("/run/sluice/brokerd.sock")), 1, true);
+        write(localChunk("cyan", 0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(localChunk("magenta", 0, 200)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(chunk(1, 50)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(localChunk("cyan", 2, 300)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        // One channel for the topic, opened on its first chunk; the KAFKA chunk went to Kafka.
+        assertThat(localChannels.opened).containsOnlyKeys(TOPIC);
+        assertThat(localChannels.opened.get(TOPIC).sent)
+                .containsExactly("job-1/cyan#0", "job-1/magenta#0", "job-1/cyan#2");
+        assertThat(producer.history()).hasSize(1);
+        assertThat(writer.bytesInFlightGauge()).isEqualTo(650);
+        assertThat(writer.localChunksToKafka()).isZero();
+
+        taskThread
+                .submit(
+                        () -> {
+                            writer.close();
+                            return null;
+                        })
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        writer = null;
+        assertThat(localChannels.opened.get(TOPIC).closed).isTrue();
+    }
+
+    @Test
+    void aLocalChunkWithoutADaemonSocketGoesToKafkaAndIsCounted() throws Exception {
+        open(builder(), 1, true);
+        write(localChunk("cyan", 0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(localChunk("cyan", 1, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(localChunk("magenta", 0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(producer.history())
+                .extracting(ProducerRecord::topic)
+                .containsExactly(TOPIC, TOPIC, TOPIC);
+        assertThat(writer.localChunksToKafka()).isEqualTo(3);
+        assertThat(writer.bytesInFlightGauge()).isEqualTo(300);
+    }
+
+    @Test
+    void aChannelsLossForgetsItsStreamsSoAWriteWaitingForTheirShareGoesOn() throws Exception {
+        localChannels = new TestChannels();
+        // A cap of 8 KiB over 2 writers: this one may hold 4 KiB of a stream.
+        open(
+                builder()
+                        .setInFlightBytesPerStream(8192)
+                        .setBrokerdSocket(Path.of("/run/sluice/brokerd.sock")),
+                2,
+                true);
+        for (int seq = 0; seq < 4; seq++) {
+            write(localChunk("cyan", seq, 1024)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+        write(localChunk("magenta", 0, 512)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Future<?> fifth = write(localChunk("cyan", 4, 1024));
+        Await.until("the fifth chunk waits", WAIT, writer::isWaiting);
+
+        // The daemon went away: the chunks sent through it are lost, not in flight, so the
+        // waiting chunk goes without any progress.
+        TestChannel channel = localChannels.opened.get(TOPIC);
+        channel.daemonGone();
+        fifth.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(channel.sent).hasSize(6).endsWith("job-1/cyan#4");
+        assertThat(writer.localChannelLosses()).isEqualTo(1);
+        // Only the fifth chunk, sent after the loss, is in flight.
+        assertThat(writer.accounting().bytesInFlight("job-1/cyan")).isEqualTo(1024);
+        assertThat(writer.accounting().bytesInFlight("job-1/magenta")).isZero();
+        assertThat(writer.bytesInFlightGauge()).isEqualTo(1024);
+    }
+
+    /** The local channels a writer opened, one per topic. */
+    private static final class TestChannels implements LocalChunkSender.Opener {
+        final Map<String, TestChannel> opened = new ConcurrentHashMap<>();
+
+        @Override
+        public LocalChunkSender open(String topic, Runnable onLoss) {
+            TestChannel channel = new TestChannel(onLoss);
+            assertThat(opened.put(topic, channel)).as("one channel per topic").isNull();
+            return channel;
+        }
+    }
+
+    /**
+     * A local channel that keeps what was sent and loses it when the test says the daemon went
+     * away, as {@code LocalChunkChannel} does: the streams sent since it connected are lost, and
+     * {@code onLoss} is called from another thread.
+     */
+    private static final class TestChannel implements LocalChunkSender {
+        final List<String> sent = new CopyOnWriteArrayList<>();
+        private final Runnable onLoss;
+        private final Set<String> sinceConnect = new HashSet<>();
+        private final Set<String> lost = new HashSet<>();
+        volatile boolean closed;
+
+        TestChannel(Runnable onLoss) {
+            this.onLoss = onLoss;
+        }
+
+        @Override
+        public synchronized void send(
+                String job, String stream, long seq, boolean eos, byte[] payload) {
+            sent.add(job + "/" + stream + "#" + seq);
+            sinceConnect.add(job + "/" + stream);
+        }
+
+        void daemonGone() {
+            synchronized (this) {
+                lost.addAll(sinceConnect);
+                sinceConnect.clear();
+            }
+            onLoss.run();
+        }
+
+        @Override
+        public synchronized Set<String> takeLostStreams() {
+            Set<String> taken = Set.copyOf(lost);
+            lost.clear();
+            return taken;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
     }
 
     /** Reaches the settings of a built sink, as the sink itself does when it makes a writer. */
