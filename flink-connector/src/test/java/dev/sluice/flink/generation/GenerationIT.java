@@ -9,13 +9,11 @@ import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.sink.SluiceSink;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,43 +97,6 @@ class GenerationIT {
                 .open();
     }
 
-    /** Reads a stream to its end, checking order and every byte; returns its length. */
-    private static long readAll(StreamReader reader, String stream) throws Exception {
-        return readAll(reader, stream, new AtomicLong());
-    }
-
-    /** As above, counting the chunks read in {@code chunks} as it goes. */
-    private static long readAll(StreamReader reader, String stream, AtomicLong chunks)
-            throws Exception {
-        AtomicLong bytes = new AtomicLong();
-        AtomicLong nextSeq = new AtomicLong();
-        Await.until(
-                stream + " ends",
-                WAIT,
-                () -> {
-                    if (reader.isEndOfStream()) {
-                        return true;
-                    }
-                    StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
-                    if (chunk != null) {
-                        assertThat(chunk.seq())
-                                .as(stream + " in order, once")
-                                .isEqualTo(nextSeq.getAndIncrement());
-                        ByteBuffer payload = chunk.payload();
-                        while (payload.hasRemaining()) {
-                            assertThat(payload.get())
-                                    .isEqualTo(
-                                            PatternGenerator.byteAt(
-                                                    stream, bytes.getAndIncrement()));
-                        }
-                        chunk.release();
-                        chunks.incrementAndGet();
-                    }
-                    return false;
-                });
-        return bytes.get();
-    }
-
     @Test
     void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
         // Tasks of 48 KiB: 192 KiB per writer in flight per stream (docs/sluice-sink.md, "Bounded
@@ -152,7 +113,9 @@ class GenerationIT {
                 for (StreamSpec stream : spec.streams()) {
                     StreamReader reader = reader(spec.id(), stream);
                     open.add(reader);
-                    lengths.add(readers.submit(() -> readAll(reader, stream.name())));
+                    lengths.add(
+                            readers.submit(
+                                    () -> PatternStreams.readAll(reader, stream.name(), WAIT)));
                 }
             }
             for (StreamSpec stream : broken.streams()) {
@@ -261,7 +224,9 @@ class GenerationIT {
             for (StreamSpec stream : spec.streams()) {
                 StreamReader reader = reader(spec.id(), stream);
                 open.add(reader);
-                lengths.add(readers.submit(() -> readAll(reader, stream.name(), read)));
+                lengths.add(
+                        readers.submit(
+                                () -> PatternStreams.readAll(reader, stream.name(), read, WAIT)));
             }
             jobs.submit(spec);
             Await.until("40 chunks arrive", WAIT, () -> read.get() >= 40);

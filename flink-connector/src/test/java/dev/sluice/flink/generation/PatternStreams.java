@@ -1,0 +1,56 @@
+package dev.sluice.flink.generation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.client.stream.StreamChunk;
+import dev.sluice.client.stream.StreamReader;
+import dev.sluice.embedded.junit.Await;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Reads a stream of {@link PatternGenerator} to its end as its output location's consumer does,
+ * checking that its chunks come in order, each once, and every byte: what a stream must look like
+ * whatever way its chunks took and whatever failed on the way.
+ */
+final class PatternStreams {
+    private PatternStreams() {}
+
+    /** Reads {@code stream} to its end within {@code wait}; returns its length in bytes. */
+    static long readAll(StreamReader reader, String stream, Duration wait) throws Exception {
+        return readAll(reader, stream, new AtomicLong(), wait);
+    }
+
+    /** As above, counting the chunks read in {@code chunks} as it goes. */
+    static long readAll(StreamReader reader, String stream, AtomicLong chunks, Duration wait)
+            throws Exception {
+        AtomicLong bytes = new AtomicLong();
+        AtomicLong nextSeq = new AtomicLong();
+        Await.until(
+                stream + " ends",
+                wait,
+                () -> {
+                    if (reader.isEndOfStream()) {
+                        return true;
+                    }
+                    StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
+                    if (chunk != null) {
+                        assertThat(chunk.seq())
+                                .as(stream + " in order, once")
+                                .isEqualTo(nextSeq.getAndIncrement());
+                        ByteBuffer payload = chunk.payload();
+                        while (payload.hasRemaining()) {
+                            assertThat(payload.get())
+                                    .isEqualTo(
+                                            PatternGenerator.byteAt(
+                                                    stream, bytes.getAndIncrement()));
+                        }
+                        chunk.release();
+                        chunks.incrementAndGet();
+                    }
+                    return false;
+                });
+        return bytes.get();
+    }
+}
