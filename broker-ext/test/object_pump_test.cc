@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "gtest_util.h"
+#include "ingest/local_chunk_router.h"
+#include "ordering/chunk_sequencer.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 
@@ -96,9 +98,11 @@ class ObjectPumpTest : public ::testing::Test {
     ASSERT_EQ(rd_kafka_flush(producer_.get(), 10000), RD_KAFKA_RESP_ERR_NO_ERROR);
   }
 
-  Result<std::unique_ptr<SegmentWriter>> Writer(uint32_t slots, uint64_t slot_size) {
+  Result<std::unique_ptr<SegmentWriter>> Writer(uint32_t slots, uint64_t slot_size,
+                                                ObjectKind kind = ObjectKind::kRecords) {
     WriterOptions options;
     options.name = name_;
+    options.kind = kind;
     options.slot_count = slots;
     options.slot_size = slot_size;
     options.lane_count = 1;
@@ -391,6 +395,52 @@ TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   EXPECT_EQ(status.code(), StatusCode::kTooLarge);
   EXPECT_NE(status.message().find("t [0] at offset 0"), std::string::npos) << status.message();
   EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).empty()) << "nothing past the record is committed";
+}
+
+// docs/brokerd.md, "Local producers": a local chunk has no offset, so an object of local chunks
+// has none in its descriptor and gives the commit tracker nothing to settle when released.
+TEST_F(ObjectPumpTest, AnObjectOfLocalChunksHasNoOffsetsAndCommitsNothing) {
+  ASSERT_OK_AND_ASSIGN(auto writer, Writer(8, 64 * 1024, ObjectKind::kChunks));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name_));
+  QueueSource fetched(queue_);
+  CommitTracker tracker;
+  PartitionPauses pauses(consumer_.get(), "t", {0, 1, 2, 3});
+  Counter malformed, duplicates, dead_letters, gaps;
+  ChunkSequencer::Options options;
+  options.local_chunks =
+      std::make_shared<LocalChunkInbox>("", [queue = queue_] { rd_kafka_queue_yield(queue); });
+  ChunkSequencer sequencer(fetched, tracker, pauses, nullptr,
+                           SequencerCounters{malformed, duplicates, dead_letters, gaps}, options);
+  ObjectPump pump(sequencer, *writer, ObjectKind::kChunks, tracker, pauses, {});
+  auto slot = std::make_shared<const std::string>("local payload");
+  for (uint64_t seq = 0; seq < 3; ++seq) {
+    ReadyMessage chunk;
+    chunk.record.topic = "t";
+    chunk.record.partition = -1;
+    chunk.record.offset = -1;
+    chunk.record.value = std::string_view(*slot);
+    chunk.owner = slot;
+    chunk.chunk = std::make_unique<const ChunkId>(ChunkId{"job", "s", seq, false});
+    chunk.local_producer = 7;
+    options.local_chunks->Push(std::move(chunk));
+  }
+  for (int round = 0; round < 100 && pump.stats().records < 3; ++round) {
+    ASSERT_OK(pump.RunFor(20ms));
+  }
+  ASSERT_EQ(pump.stats().records, 3u);
+
+  ASSERT_OK_AND_ASSIGN(auto object, reader->Next(1s));
+  EXPECT_EQ(object.record_count, 3u);
+  EXPECT_EQ(object.partition, -1);
+  EXPECT_EQ(object.first_offset, -1);
+  EXPECT_EQ(object.last_offset, -1);
+  ASSERT_OK_AND_ASSIGN(auto batch, DecodeObject(object, ChunksSchema()));
+  auto payload = std::static_pointer_cast<arrow::BinaryArray>(batch->GetColumnByName("payload"));
+  EXPECT_EQ(payload->GetView(2), "local payload");
+  ASSERT_OK(reader->Release(object));
+  EXPECT_TRUE(pump.TakeCommittable(object.object_id).empty())
+      << "no partition has an offset to commit";
+  EXPECT_EQ(slot.use_count(), 1) << "the producer's slot goes back once its object is out";
 }
 
 }  // namespace

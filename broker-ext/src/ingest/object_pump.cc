@@ -84,14 +84,15 @@ Result<bool> ObjectPump::TryAdd(ReadyMessage& ready) {
   const uint64_t slot_size = writer_.layout().slot_size;
   if (size_with > slot_size) {
     if (pending_count_ == 0) {
-      return Status::TooLarge("the record of " + Where(consumed) + " does not fit a slot of " +
+      return Status::TooLarge("the record of " + Where(ready) + " does not fit a slot of " +
                               std::to_string(slot_size) + " bytes");
     }
     return false;
   }
   if (pending_count_++ == 0) first_pending_at_ = Clock::now();
   pending_bytes_ += chunks_ ? consumed.value_size() : consumed.key_size() + consumed.value_size();
-  AddOffset(consumed.partition, consumed.offset);
+  // A local chunk has no offset: nothing to commit once it is released.
+  if (ready.local_producer == 0) AddOffset(consumed.partition, consumed.offset);
   if (pending_owners_.empty() || pending_owners_.back() != ready.owner) {
     pending_owners_.push_back(std::move(ready.owner));
   }

@@ -51,8 +51,8 @@ class ObjectPump {
              PartitionPauses& pauses, Options options);
 
   // Consumes and publishes for about `duration`. A message larger than a slot stops the pump
-  // with kTooLarge naming its topic, partition and offset; it is not lost, since offsets are
-  // committed only up to it. A consumer error stops it with kIoError.
+  // with kTooLarge naming its topic, partition and offset (a local chunk: its producer); it is
+  // not lost, since offsets are committed only up to it. A consumer error stops it with kIoError.
   Status RunFor(std::chrono::nanoseconds duration);
 
   // The offsets whose records are in objects up to `processed_through` (the reader's RELEASE
@@ -96,7 +96,8 @@ class ObjectPump {
   std::vector<std::shared_ptr<const void>> pending_owners_;
   std::vector<std::unique_ptr<const ChunkId>> pending_chunks_;
   // The offsets it holds: one range per partition, or one per message when the source takes
-  // them message by message. `last_range_` is the partition added last, most often the next.
+  // them message by message; local chunks have none (docs/brokerd.md, "Local producers").
+  // `last_range_` is the partition added last, most often the next.
   std::vector<OffsetRange> pending_ranges_;
   size_t last_range_ = 0;
   size_t pending_count_ = 0;

@@ -1,5 +1,7 @@
 #include "ordering/chunk_sequencer.h"
 
+#include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,8 +31,11 @@ void ChunkSequencer::SettleDeadLetters() {
 Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
   SettleDeadLetters();
   SLUICE_RETURN_NOT_OK(RetryBlocked(out));
+  SLUICE_ASSIGN_OR_RETURN(const bool took_local, TakeLocal(out));
   std::vector<ReadyMessage> incoming;
-  const Status polled = upstream_.Poll(timeout, incoming);
+  // Local chunks at hand are not held up by a wait for fetched ones.
+  const Status polled =
+      upstream_.Poll(took_local ? std::chrono::milliseconds(0) : timeout, incoming);
   for (ReadyMessage& ready : incoming) {
     const int32_t partition = ready.record.partition;
     tracker_.Take({partition, ready.record.offset, ready.record.offset});
@@ -45,8 +50,25 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<Ready
       SLUICE_RETURN_NOT_OK(pauses_.SetBlocked(partition, true));
     }
   }
+  // The wait may have ended for a local chunk: the inbox's wake yields the upstream's queue.
+  if (!took_local) SLUICE_RETURN_NOT_OK(TakeLocal(out).status());
   ReportGaps();
   return polled;
+}
+
+Result<bool> ChunkSequencer::TakeLocal(std::vector<ReadyMessage>& out) {
+  if (options_.local_chunks == nullptr) return false;
+  std::vector<ReadyMessage> local;
+  options_.local_chunks->Drain(local);
+  for (ReadyMessage& chunk : local) {
+    // Offered even when chunks of its producer wait for room: unlike a partition's records, which
+    // wait behind a blocked one in the broker anyway, this chunk already left its segment, and it
+    // may be the very chunk those wait for (a window full of a stream's early chunks is emptied by
+    // the next chunk of that stream only).
+    SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(chunk, out));
+    if (!admitted) blocked_local_[chunk.local_producer].push_back(std::move(chunk));
+  }
+  return !local.empty();
 }
 
 namespace {
@@ -56,28 +78,47 @@ std::string AfterEndError(const ChunkId& id) {
          id.stream;
 }
 
+// Gives a local chunk bytes of its own on the heap, so that it no longer holds its slot in the
+// producer's segment. A local chunk views its topic and payload there, and has no key and no
+// headers (docs/brokerd.md, "Local producers").
+void MoveToHeap(ReadyMessage& message) {
+  struct Bytes {
+    std::string topic;
+    std::string value;
+  };
+  auto bytes = std::make_shared<Bytes>(
+      Bytes{std::string(message.record.topic), std::string(message.record.value.value_or(""))});
+  message.record.topic = bytes->topic;
+  if (message.record.value.has_value()) message.record.value = bytes->value;
+  message.owner = std::move(bytes);
+}
+
 }  // namespace
 
 Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessage>& out) {
-  const ConsumedRecord& record = message.record;
-  Result<ChunkId> id = ParseChunkHeaders(record.headers);
-  if (!id.ok()) {
-    SLUICE_RETURN_NOT_OK(Reject(record, id.status().message()));
+  if (message.chunk == nullptr) {
+    // A fetched record says which chunk it is in its headers; a local chunk comes with its id.
+    Result<ChunkId> parsed = ParseChunkHeaders(message.record.headers);
+    if (!parsed.ok()) {
+      SLUICE_RETURN_NOT_OK(Reject(message, parsed.status().message()));
+      return true;
+    }
+    message.chunk = std::make_unique<const ChunkId>(std::move(*parsed));
+  }
+  // On the heap: stays where it is while the message moves into the window or `out`.
+  const ChunkId& id = *message.chunk;
+  if (!options_.job_filter.empty() && id.job != options_.job_filter) {
+    Settle(message);
     return true;
   }
-  const OffsetRange range{record.partition, record.offset, record.offset};
-  if (!options_.job_filter.empty() && id->job != options_.job_filter) {
-    tracker_.Settle(range);
-    return true;
-  }
-  const uint64_t bytes = record.value_size();
-  message.chunk = std::make_unique<const ChunkId>(*id);
+  const uint64_t bytes = message.record.value_size();
+  const bool local = message.local_producer != 0;
   ReadyMessage item = std::move(message);
   // Held chunks that an `eos` shows to be past the end come back here, to be dead-lettered
   // like any chunk after the end (docs/brokerd.md, CHUNK_STREAMS).
   std::vector<ReadyMessage> after_end;
   const OfferOutcome outcome = reorderer_.Offer(
-      *id, bytes, std::move(item), Clock::now(),
+      id, bytes, std::move(item), Clock::now(),
       [&out](const StreamKey&, uint64_t, bool, ReadyMessage&& ready) {
         out.push_back(std::move(ready));
       },
@@ -85,53 +126,78 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
         after_end.push_back(std::move(held));
       });
   for (const ReadyMessage& held : after_end) {
-    SLUICE_RETURN_NOT_OK(Reject(held.record, AfterEndError(*held.chunk)));
+    SLUICE_RETURN_NOT_OK(Reject(held, AfterEndError(*held.chunk)));
   }
   switch (outcome) {
     case OfferOutcome::kDelivered:
+      return true;
     case OfferOutcome::kBuffered:
+      // An early local chunk must not keep its producer's slot: were the producer's few slots all
+      // held by early chunks, the chunk they wait for, behind them in its segment, could never be
+      // published (docs/brokerd.md, "Local producers"). A fetched one holds a fetch buffer only.
+      if (local) MoveToHeap(*reorderer_.held_item({id.job, id.stream}, id.seq));
       return true;
     case OfferOutcome::kDuplicate:
       counters_.duplicates.Add();
-      tracker_.Settle(range);
+      Settle(item);
       return true;
     case OfferOutcome::kWindowFull:
       message = std::move(item);
       return false;
     case OfferOutcome::kAfterEnd:
-      SLUICE_RETURN_NOT_OK(Reject(item.record, AfterEndError(*id)));
+      SLUICE_RETURN_NOT_OK(Reject(item, AfterEndError(id)));
       return true;
   }
   return true;
 }
 
-Status ChunkSequencer::Reject(const ConsumedRecord& record, const std::string& why) {
+Status ChunkSequencer::Reject(const ReadyMessage& message, const std::string& why) {
   counters_.malformed.Add();
-  const std::string where = Where(record);
+  const bool local = message.local_producer != 0;
+  const std::string where = Where(message);
+  // A local chunk is no Kafka record, and its identity is in no headers: there is nothing to
+  // dead-letter, so it is counted and logged.
+  DeadLetters* dead_letters = local ? nullptr : dead_letters_;
   Log(LogLevel::kWarn, "malformed_chunk",
       {{"record", where},
        {"error", why},
-       {"dead_letter_topic", dead_letters_ == nullptr ? "-" : dead_letters_->topic()}});
-  const OffsetRange range{record.partition, record.offset, record.offset};
-  if (dead_letters_ == nullptr) {
+       {"dead_letter_topic", dead_letters == nullptr ? "-" : dead_letters->topic()}});
+  if (dead_letters == nullptr) {
     // Counted and logged is what "not silently" can mean without a dead-letter topic.
-    tracker_.Settle(range);
+    Settle(message);
     return Status::OK();
   }
   counters_.dead_letters.Add();
-  return dead_letters_->Send(record, why + " (" + where + ")");
+  return dead_letters->Send(message.record, why + " (" + where + ")");
+}
+
+void ChunkSequencer::Settle(const ReadyMessage& message) {
+  if (message.local_producer != 0) return;
+  const ConsumedRecord& record = message.record;
+  tracker_.Settle({record.partition, record.offset, record.offset});
+}
+
+Result<bool> ChunkSequencer::AdmitWaiting(std::deque<ReadyMessage>& waiting,
+                                          std::vector<ReadyMessage>& out) {
+  while (!waiting.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(waiting.front(), out));
+    if (!admitted) return false;
+    waiting.pop_front();
+  }
+  return true;
 }
 
 Status ChunkSequencer::RetryBlocked(std::vector<ReadyMessage>& out) {
   for (auto& [partition, waiting] : blocked_) {
-    while (!waiting.empty()) {
-      SLUICE_ASSIGN_OR_RETURN(const bool admitted, Admit(waiting.front(), out));
-      if (!admitted) break;
-      waiting.pop_front();
-    }
-    if (waiting.empty() && pauses_.blocked(partition)) {
+    SLUICE_ASSIGN_OR_RETURN(const bool emptied, AdmitWaiting(waiting, out));
+    if (emptied && pauses_.blocked(partition)) {
       SLUICE_RETURN_NOT_OK(pauses_.SetBlocked(partition, false));
     }
+  }
+  // Producers come and go: their queues go once empty.
+  for (auto it = blocked_local_.begin(); it != blocked_local_.end();) {
+    SLUICE_ASSIGN_OR_RETURN(const bool emptied, AdmitWaiting(it->second, out));
+    it = emptied ? blocked_local_.erase(it) : std::next(it);
   }
   return Status::OK();
 }

@@ -7,6 +7,12 @@
 // (dead letters once the broker has them), delivered chunks when their object is released.
 // An early chunk that does not fit the window blocks its partition: the partition is paused and
 // the chunk and those behind it wait, in order, until the window has room.
+//
+// Chunks of local producers (docs/brokerd.md, "Local producers") come through the subscription's
+// inbox and merge into the same order. They have no offset, so they touch neither the commit
+// tracker nor the partition pauses: an early one that does not fit the window waits in a queue
+// of its producer instead, holding its slot in the producer's segment, which is the producer's
+// backpressure. An early one that fits is copied to the heap, so that its slot goes back at once.
 #pragma once
 
 #include <chrono>
@@ -24,6 +30,7 @@
 #include "daemon/metrics.h"
 #include "ingest/commit_tracker.h"
 #include "ingest/dead_letters.h"
+#include "ingest/local_chunk_router.h"
 #include "ingest/message_source.h"
 #include "ingest/partition_pauses.h"
 #include "ordering/stream_reorderer.h"
@@ -47,6 +54,10 @@ class ChunkSequencer final : public MessageSource {
     std::vector<std::pair<StreamKey, uint64_t>> resume;
     // Told of each gap as it is reported (once per hole), on the thread that polls.
     std::function<void(const StreamGap&)> on_gap;
+    // The chunks local producers route to this subscription; null: fetched records only. Its
+    // `wake` must end a wait in `upstream`'s Poll, so that a local chunk does not wait out the
+    // poll timeout.
+    std::shared_ptr<LocalChunkInbox> local_chunks;
   };
 
   // `dead_letters` may be null: malformed records are then counted, logged and skipped.
@@ -64,9 +75,16 @@ class ChunkSequencer final : public MessageSource {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // Admits what the local producers routed here since the last call; false when there was
+  // nothing.
+  Result<bool> TakeLocal(std::vector<ReadyMessage>& out);
   // Offers a message; false when the window had no room and it must wait.
   Result<bool> Admit(ReadyMessage& message, std::vector<ReadyMessage>& out);
-  Status Reject(const ConsumedRecord& record, const std::string& why);
+  Status Reject(const ReadyMessage& message, const std::string& why);
+  // Settles a fetched record the sequencer is done with; a local chunk has nothing to settle.
+  void Settle(const ReadyMessage& message);
+  // Admits waiting messages in order until one finds no room; true when none is left.
+  Result<bool> AdmitWaiting(std::deque<ReadyMessage>& waiting, std::vector<ReadyMessage>& out);
   Status RetryBlocked(std::vector<ReadyMessage>& out);
   void ReportGaps();
 
@@ -78,6 +96,8 @@ class ChunkSequencer final : public MessageSource {
   Options options_;
   StreamReorderer<ReadyMessage> reorderer_;
   std::map<int32_t, std::deque<ReadyMessage>> blocked_;
+  // Local chunks waiting for room in the window, by producer id, in the order they came.
+  std::map<uint64_t, std::deque<ReadyMessage>> blocked_local_;
   std::set<std::pair<StreamKey, uint64_t>> reported_gaps_;
 };
 

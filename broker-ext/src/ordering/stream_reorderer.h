@@ -108,6 +108,15 @@ class StreamReorderer {
     DeliverHeld(found->first, found->second, now, deliver);
   }
 
+  // The held item of a stream's `seq`, or null: lets the caller change what an item it offered
+  // holds on to once it knows the item is kept (kBuffered).
+  Item* held_item(const StreamKey& key, uint64_t seq) {
+    auto stream = streams_.find(key);
+    if (stream == streams_.end()) return nullptr;
+    auto held = stream->second.held.find(seq);
+    return held == stream->second.held.end() ? nullptr : &held->second.item;
+  }
+
   // Starts a stream at `next_seq`, as when a reader resumes: earlier chunks count as duplicates.
   void Resume(const StreamKey& key, uint64_t next_seq) { streams_[key].next_seq = next_seq; }
 
