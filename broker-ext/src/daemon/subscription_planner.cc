@@ -126,7 +126,7 @@ std::variant<std::vector<int32_t>, SubscribeRefusal> SubscriptionPlanner::Partit
 SubscriptionPlan SubscriptionPlanner::Build(const protocol::Subscribe& request, bool read_committed,
                                             std::map<int32_t, int64_t> starts) {
   SubscriptionPlan plan;
-  plan.id = next_id_++;
+  plan.id = TakeId();
   plan.topic = request.topic;
   plan.starts = std::move(starts);
   plan.slot_count = request.slot_count;

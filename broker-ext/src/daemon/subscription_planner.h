@@ -82,6 +82,10 @@ class SubscriptionPlanner {
   PlanOutcome Plan(const protocol::Subscribe& request, bool read_committed,
                    PartitionDirectory& kafka);
 
+  // The next id of the counter subscription ids come from, for a local producer: CLOSE names
+  // either, so they never meet (docs/formats.md, "PRODUCING").
+  uint64_t TakeId() { return next_id_++; }
+
  private:
   // The partitions the plan reads, or its refusal.
   std::variant<std::vector<int32_t>, SubscribeRefusal> Partitions(
