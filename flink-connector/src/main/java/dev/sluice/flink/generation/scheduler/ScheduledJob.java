@@ -115,12 +115,16 @@ public final class ScheduledJob {
      * tasks {@code held}, taken out of {@code returned}; null if none. A {@code LOCAL} stream's
      * stays for a producer on its host; a task put back while its producer still computes it stays
      * for another producer or until that one finishes it, since a Flink source reader holds each
-     * split id once.
+     * split id once. A task delivered meanwhile (its first producer's chunks, or those the daemon
+     * fetched again from Kafka, reached the readers) is done and leaves {@code returned}.
      */
     ComputeTaskSplit takeReturned(String producerHost, Set<String> held) {
         for (var it = returned.iterator(); it.hasNext(); ) {
             ComputeTaskSplit back = it.next();
-            if (mayGoTo(back.task().stream(), producerHost) && !held.contains(back.splitId())) {
+            if (back.task().lastSeq() <= deliveredSeq(back.task().stream())) {
+                it.remove();
+            } else if (mayGoTo(back.task().stream(), producerHost)
+                    && !held.contains(back.splitId())) {
                 it.remove();
                 return back;
             }

@@ -677,6 +677,21 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aTaskPutBackThatIsDeliveredBeforeItGoesOutAgainIsDone() {
+        submitAndStart(job("late"));
+        scheduler.handleSplitRequest(1, "host-b");
+        scheduler.handleSplitRequest(1, "host-b");
+        tasksOf(1).forEach(task -> done(1, task));
+        resubscribed("late", "c1", -1);
+
+        // c1/0's chunks (0 and 1) reach the reader after all, fetched again from Kafka.
+        progress("late", "c1", 1);
+        scheduler.handleSplitRequest(2, "host-c");
+
+        assertThat(tasksOf(2)).containsExactly("late/c1/1");
+    }
+
+    @Test
     void aResubscribedKafkaStreamPutsNothingBack() {
         submitAndStart(TestJobs.transported(job("logged"), Transport.KAFKA));
         scheduler.handleSplitRequest(1, "host-b");
