@@ -190,12 +190,13 @@ Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t
 }
 
 DoorbellClient::DoorbellClient(DoorbellClient&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)) {}
+    : fd_(std::exchange(other.fd_, -1)), hung_up_(other.hung_up_) {}
 
 DoorbellClient& DoorbellClient::operator=(DoorbellClient&& other) noexcept {
   if (this != &other) {
     CloseFd(fd_);
     fd_ = std::exchange(other.fd_, -1);
+    hung_up_ = other.hung_up_;
   }
   return *this;
 }
@@ -209,7 +210,7 @@ void DoorbellClient::Ring() {
 }
 
 bool DoorbellClient::Wait(std::chrono::nanoseconds timeout) {
-  if (fd_ < 0) return false;
+  if (!connected()) return false;
   pollfd fd{fd_, POLLIN, 0};
   if (poll(&fd, 1, PollTimeoutMs(timeout)) <= 0) return true;
   uint8_t buffer[64];
@@ -217,7 +218,7 @@ bool DoorbellClient::Wait(std::chrono::nanoseconds timeout) {
     const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);
     if (n > 0) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
-    CloseFd(fd_);
+    hung_up_ = true;  // the socket is closed by the destructor, not under a concurrent Ring
     return false;
   }
 }

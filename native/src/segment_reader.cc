@@ -202,8 +202,9 @@ Result<ObjectView> SegmentReader::Next(std::chrono::nanoseconds timeout) {
     // Close sets CLOSED before it looks for parked readers: seen here, or the ring comes.
     if (write_pos.load(std::memory_order_seq_cst) == read_pos &&
         writer_state.load(std::memory_order_seq_cst) != h::kWriterClosed) {
+      // A doorbell whose writer hung up stays (Release may be ringing it from another thread);
+      // the reader parks with a backoff from then on.
       if (!(doorbell_.has_value() && doorbell_->Wait(wait))) {
-        doorbell_.reset();
         std::this_thread::sleep_for(std::min(wait, idle.NextBackoff()));
       }
     }

@@ -580,5 +580,43 @@ TEST(Segment, AnEvictedReaderFindsOut) {
   for (int fd : {took[0], took[1], go[0], go[1]}) close(fd);
 }
 
+// The daemon's local producers release from the subscriptions' threads while the producer's thread
+// waits in Next (docs/brokerd.md, "Local producers"): the release rings the writer parked for a
+// slot at once, rather than at the end of its park (a second, with this liveness timeout), and the
+// reader still waiting takes what the writer publishes then.
+TEST(Segment, AReleaseFromAnotherThreadWhileNextWaitsWakesTheWriter) {
+  ScopedName name("release-thread");
+  ASSERT_OK_AND_ASSIGN(auto writer, SegmentWriter::Create(SmallWriter(name.name())));
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name.name()));
+  std::vector<ObjectView> held;
+  for (uint64_t object = 0; object < writer->layout().slot_count; ++object) {
+    ASSERT_OK(PublishRecords(*writer, object, 1));
+    ASSERT_OK_AND_ASSIGN(auto taken, reader->Next(5s));
+    held.push_back(taken);
+  }
+  auto waiting_reader = std::async(std::launch::async, [&] { return reader->Next(10s); });
+  auto acquired = std::async(std::launch::async, [&] {
+    auto slot = writer->Acquire(10s);
+    return std::make_pair(std::move(slot), std::chrono::steady_clock::now());
+  });
+  ASSERT_TRUE(Eventually("the writer parks for a slot", [&] {
+    return testing::ReadSegmentField32(name.path(), h::kWriterWaiting) == 1;
+  }));
+  const auto released_at = std::chrono::steady_clock::now();
+  ASSERT_OK(reader->Release(held[0]));
+  auto [slot, acquired_at] = acquired.get();
+  ASSERT_OK(slot);
+  EXPECT_LT(acquired_at - released_at, 500ms) << "the release rang the writer";
+
+  RecordsBatchBuilder builder;
+  const std::string value = "after the release";
+  builder.Add(Record{0, 99, 0, std::nullopt, value, {}});
+  ASSERT_OK_AND_ASSIGN(const EncodedObject encoded, builder.Finish(slot->data, slot->capacity));
+  ASSERT_OK(writer->Publish(encoded));
+  auto next = waiting_reader.get();
+  ASSERT_OK(next);
+  EXPECT_EQ(next->first_offset, 99);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -61,8 +61,10 @@ class SLUICE_EXPORT DoorbellClient {
   DoorbellClient& operator=(DoorbellClient&& other) noexcept;
   ~DoorbellClient();
 
-  bool connected() const { return fd_ >= 0; }
-  // Wakes the writer.
+  bool connected() const { return fd_ >= 0 && !hung_up_; }
+  // Wakes the writer. May be called from another thread than Wait's: the socket stays open until
+  // the client is destroyed, so a ring never goes to a descriptor Wait closed (and the process
+  // reused); a ring after the writer hung up is lost, as there is nobody to wake.
   void Ring();
   // Waits up to `timeout` for a byte from the writer and drains it; false when the writer hung
   // up, after which the client is disconnected and the caller parks with a backoff.
@@ -71,6 +73,7 @@ class SLUICE_EXPORT DoorbellClient {
  private:
   explicit DoorbellClient(int fd) : fd_(fd) {}
   int fd_ = -1;
+  bool hung_up_ = false;  // Wait's thread alone reads and writes it
 };
 
 }  // namespace sluice

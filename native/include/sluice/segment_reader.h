@@ -51,10 +51,10 @@ class SLUICE_EXPORT SegmentReader {
   // The object's bytes stay valid until it is released.
   Result<ObjectView> Next(std::chrono::nanoseconds timeout);
   // Gives the object's slot back (kEvicted when the lane was taken back meanwhile: the bytes
-  // read from it may have been overwritten). Without a doorbell (ReaderOptions::doorbell false)
-  // it may be called from other threads, also while one waits in Next: it is then one atomic
-  // operation on the slot's state word, and the doorbell connection, which Next may close, is the
-  // one thing the two calls would otherwise share (the daemon's local producers rely on it).
+  // read from it may have been overwritten). It may be called from other threads, also while one
+  // waits in Next (the daemon's local producers give a slot back from whichever subscription
+  // drops its last chunk): it is one atomic operation on the slot's state word and a ring of the
+  // doorbell, whose socket stays open until Detach. Not concurrently with Detach.
   Status Release(const ObjectView& object);
   // Leaves the lane; later calls fail with kInvalidState.
   void Detach();
