@@ -4,6 +4,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,6 +169,28 @@ public final class BrokerdProcess implements AutoCloseable {
     /** {@code 127.0.0.1:PORT} of its Prometheus endpoint. */
     public String metricsAddress() {
         return metricsAddress;
+    }
+
+    /**
+     * The sum of the daemon's metric {@code name} over its labels, read from its Prometheus
+     * endpoint now (docs/brokerd.md, "Metrics"); 0 while it has no sample of it.
+     */
+    public double metric(String name) throws IOException, InterruptedException {
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(
+                                                URI.create("http://" + metricsAddress + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+        double sum = 0;
+        for (String line : response.body().split("\n")) {
+            // A sample is the name, its labels in braces if any, a space and the value.
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
     }
 
     public Path logFile() {
