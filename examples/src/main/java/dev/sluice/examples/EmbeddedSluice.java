@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
@@ -25,10 +26,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * Every part of Sluice on this host, real and started in order: a KRaft Kafka broker (a child JVM
  * from Maven artifacts), {@code sluice-brokerd} on a Unix socket next to it, and the generation
- * pipeline ({@link GenerationJob}) running on a Flink MiniCluster. Jobs go in through {@link
- * #jobs()}, the real submission path, and their streams come out through {@link #reader}, as on an
- * output-location node. The demo and the generation benchmarks run on it; closing it stops
- * everything it started, in reverse.
+ * pipeline ({@link GenerationJob}) running on a Flink MiniCluster, its sink given the daemon's
+ * socket for the chunks that go the local way. Jobs go in through {@link #jobs()}, the real
+ * submission path, and their streams come out through {@link #reader}, as on an output-location
+ * node. The demo and the generation benchmarks run on it; closing it stops everything it started,
+ * in reverse.
  */
 public final class EmbeddedSluice implements AutoCloseable {
     private final KafkaBroker broker;
@@ -112,7 +114,8 @@ public final class EmbeddedSluice implements AutoCloseable {
                         settings.parallelism,
                         settings.maxTaskSizeBytes,
                         1000,
-                        hosts));
+                        hosts,
+                        Optional.of(daemon.socket())));
         return env.executeAsync("sluice generation");
     }
 

@@ -4,8 +4,11 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.flink.generation.GenerationSource;
 import dev.sluice.flink.generation.GenerationSourceBuilder;
 import dev.sluice.flink.sink.SluiceSink;
+import dev.sluice.flink.sink.SluiceSinkBuilder;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -18,7 +21,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * any Flink job is). {@link EmbeddedSluice} runs the same pipeline on a MiniCluster.
  *
  * <p>{@code --bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]
- * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]...}
+ * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]}
  */
 public final class GenerationJob {
     private GenerationJob() {}
@@ -29,17 +32,22 @@ public final class GenerationJob {
      * @param parallelism the producers; 0 for the environment's default
      * @param maxTaskSizeBytes the largest task of the jobs to run: each stream's cap on bytes in
      *     flight follows from it (docs/sluice-sink.md)
+     * @param brokerdSocket the socket of the daemon on the producers' host, through which the sink
+     *     sends the chunks that go the local way; without it they go through Kafka
+     *     (docs/sluice-sink.md, "Transports")
      */
     public record Settings(
             String bootstrapServers,
             int parallelism,
             long maxTaskSizeBytes,
             long checkpointIntervalMillis,
-            Map<String, String> outputLocationHosts) {
+            Map<String, String> outputLocationHosts,
+            Optional<Path> brokerdSocket) {
 
         public Settings {
             Objects.requireNonNull(bootstrapServers, "bootstrap servers");
             outputLocationHosts = Map.copyOf(outputLocationHosts);
+            Objects.requireNonNull(brokerdSocket, "brokerd socket");
         }
 
         static Settings parse(String[] args) {
@@ -48,6 +56,7 @@ public final class GenerationJob {
             long taskSize = JobSpec.DEFAULT_TASK_SIZE_BYTES;
             long checkpoint = 1000;
             Map<String, String> hosts = new TreeMap<>();
+            Path socket = null;
             for (int i = 0; i < args.length; i += 2) {
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException(args[i] + " needs a value");
@@ -66,13 +75,20 @@ public final class GenerationJob {
                         }
                         hosts.put(value.substring(0, eq), value.substring(eq + 1));
                     }
+                    case "--brokerd-socket" -> socket = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             if (bootstrap == null) {
                 throw new IllegalArgumentException("--bootstrap-servers is required");
             }
-            return new Settings(bootstrap, parallelism, taskSize, checkpoint, hosts);
+            return new Settings(
+                    bootstrap,
+                    parallelism,
+                    taskSize,
+                    checkpoint,
+                    hosts,
+                    Optional.ofNullable(socket));
         }
 
         private static int positive(String option, String value) {
@@ -102,7 +118,7 @@ public final class GenerationJob {
                             + e.getMessage()
                             + "; usage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
                             + " [--max-task-size BYTES] [--checkpoint-interval MS]"
-                            + " [--output-location-host LOCATION=HOST]...",
+                            + " [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]",
                     e);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -120,11 +136,12 @@ public final class GenerationJob {
         GenerationSourceBuilder source =
                 GenerationSource.builder().setBootstrapServers(settings.bootstrapServers());
         settings.outputLocationHosts().forEach(source::setOutputLocationHost);
+        SluiceSinkBuilder sink =
+                SluiceSink.builder()
+                        .setBootstrapServers(settings.bootstrapServers())
+                        .setMaxTaskSizeBytes(settings.maxTaskSizeBytes());
+        settings.brokerdSocket().ifPresent(sink::setBrokerdSocket);
         env.fromSource(source.build(), WatermarkStrategy.noWatermarks(), "generation")
-                .sinkTo(
-                        SluiceSink.builder()
-                                .setBootstrapServers(settings.bootstrapServers())
-                                .setMaxTaskSizeBytes(settings.maxTaskSizeBytes())
-                                .build());
+                .sinkTo(sink.build());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.job.JobSpec;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,8 @@ class GenerationJobTest {
                             "--parallelism", "3",
                             "--max-task-size", "8388608",
                             "--output-location-host", "printhead-cyan=host1",
-                            "--output-location-host", "printhead-black=host2"
+                            "--output-location-host", "printhead-black=host2",
+                            "--brokerd-socket", "/run/sluice/brokerd.sock"
                         });
 
         assertThat(settings.bootstrapServers()).isEqualTo("host1:9092,host2:9092");
@@ -27,6 +29,7 @@ class GenerationJobTest {
         assertThat(settings.checkpointIntervalMillis()).isEqualTo(1000);
         assertThat(settings.outputLocationHosts())
                 .isEqualTo(Map.of("printhead-cyan", "host1", "printhead-black", "host2"));
+        assertThat(settings.brokerdSocket()).contains(Path.of("/run/sluice/brokerd.sock"));
     }
 
     @Test
@@ -37,6 +40,7 @@ class GenerationJobTest {
         assertThat(settings.parallelism()).isZero();
         assertThat(settings.maxTaskSizeBytes()).isEqualTo(JobSpec.DEFAULT_TASK_SIZE_BYTES);
         assertThat(settings.outputLocationHosts()).isEmpty();
+        assertThat(settings.brokerdSocket()).isEmpty();
     }
 
     @Test
