@@ -22,10 +22,9 @@ struct LocalProducer::Attachment {
 
 namespace {
 
-// One object's slot, held while a chunk of it lives; released (from whichever pump thread drops
-// the last chunk) when the last is gone. SegmentReader::Release is one atomic operation on the
-// slot's state word, safe beside the producer thread's Next: the reader has no doorbell to ring
-// (see Start).
+// One object's slot, held while a chunk of it lives; released when the last is gone, from
+// whichever pump thread drops it: SegmentReader::Release may be called beside the producer
+// thread's Next.
 class HeldObject {
  public:
   HeldObject(std::shared_ptr<const void> attachment, SegmentReader& reader, const ObjectView& view,
@@ -83,10 +82,6 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   }
   ReaderOptions options;
   options.owner_uid = owner_uid;
-  // No doorbell: chunks are released from the pumps' threads while this thread waits in Next, and
-  // only the doorbell is not safe to share between threads; the reader parks with a backoff of
-  // at most IdleStrategy::Options::max_backoff instead.
-  options.doorbell = false;
   auto reader = SegmentReader::Open(segment_path, options);
   if (!reader.ok()) return refuse(reader.status());
   const SegmentHeader& header = (*reader)->header();
