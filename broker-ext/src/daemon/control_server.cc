@@ -169,6 +169,7 @@ ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int l
       metrics_(metrics),
       listener_(listener),
       names_(std::move(names)),
+      producer_counters_(LocalProducerMetrics(metrics)),
       planner_(config),
       connections_gauge_(metrics.gauge("sluice_connections", "Open reader connections")),
       subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
@@ -321,22 +322,99 @@ void ControlServer::Handle(Connection& connection, const protocol::Frame& frame)
     }
   } else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&frame.message)) {
     connection.peer_timeout = std::chrono::nanoseconds(heartbeat->timeout_ns);
-  } else if (std::holds_alternative<protocol::Produce>(frame.message)) {
-    // docs/formats.md, "PRODUCE": a well-formed request this daemon does not serve yet.
-    SendError(connection, request, 0, ErrorCode::kBadRequest, "PRODUCE is not served yet");
+  } else if (const auto* produce = std::get_if<protocol::Produce>(&frame.message)) {
+    Produce(connection, request, *produce);
   } else if (const auto* close = std::get_if<protocol::Close>(&frame.message)) {
     // The last message a client sends (protocol::SentByClient): Receive refused the others.
-    if (close->subscription_id == protocol::kAllSubscriptions) {
-      while (!connection.subscriptions.empty()) {
-        EndSubscription(connection, connection.subscriptions.begin()->first);
-      }
-    } else if (connection.subscriptions.contains(close->subscription_id)) {
-      EndSubscription(connection, close->subscription_id);
-    } else {
+    if (!CloseNamed(connection, close->subscription_id)) {
       SendError(connection, request, close->subscription_id, ErrorCode::kUnknownSubscription,
                 "subscription_id = " + std::to_string(close->subscription_id) +
-                    ": not a subscription of this connection");
+                    ": not a subscription or producer of this connection");
     }
+  }
+}
+
+bool ControlServer::CloseNamed(Connection& connection, uint64_t id) {
+  if (id == protocol::kAllSubscriptions) {
+    // Producers first: what they published reaches the connection's subscriptions too.
+    while (!connection.producers.empty()) {
+      EndProducer(connection, connection.producers.begin()->first);
+    }
+    while (!connection.subscriptions.empty()) {
+      EndSubscription(connection, connection.subscriptions.begin()->first);
+    }
+    return true;
+  }
+  if (connection.producers.contains(id)) {
+    EndProducer(connection, id);
+    return true;
+  }
+  if (connection.subscriptions.contains(id)) {
+    EndSubscription(connection, id);
+    return true;
+  }
+  return false;
+}
+
+void ControlServer::Produce(Connection& connection, uint64_t request_id,
+                            const protocol::Produce& request) {
+  // A producer writes only the chunk topics its grants match, as a reader reads
+  // (docs/brokerd.md, "Security model").
+  if (std::optional<std::string> refusal =
+          config_.topic_acl.Refusal(connection.peer.uid, connection.peer.gid, request.topic)) {
+    SendError(connection, request_id, 0, ErrorCode::kNotAuthorized, *refusal);
+    return;
+  }
+  const uint64_t id = planner_.TakeId();
+  // The segment must be the peer's own file (SO_PEERCRED's uid): the daemon, often root, must not
+  // read a file on behalf of a peer that could not (docs/formats.md, "PRODUCE").
+  Result<std::unique_ptr<LocalProducer>> producer = LocalProducer::Start(
+      id, request.segment_path, connection.peer.uid, request.topic, local_chunks_,
+      producer_counters_, [this, id](const std::string& message) {
+        std::lock_guard lock(producer_failures_mutex_);
+        producer_failures_.emplace(id, message);
+      });
+  if (!producer.ok()) {
+    SendError(connection, request_id, 0, ErrorCode::kBadRequest, producer.status().message());
+    return;
+  }
+  Log(LogLevel::kInfo, "producing",
+      {{"producer", std::to_string(id)},
+       {"topic", request.topic},
+       {"segment", request.segment_path},
+       {"pid", std::to_string(connection.peer.pid)}});
+  Send(connection, request_id, protocol::Producing{id});
+  connection.producers.emplace(id, producer.MoveValue());
+}
+
+void ControlServer::EndProducer(Connection& connection, uint64_t id) {
+  auto it = connection.producers.find(id);
+  if (it == connection.producers.end()) return;
+  it->second->Stop();
+  connection.producers.erase(it);
+  {
+    std::lock_guard lock(producer_failures_mutex_);
+    producer_failures_.erase(id);
+  }
+  Log(LogLevel::kInfo, "producer_ended", {{"producer", std::to_string(id)}});
+}
+
+void ControlServer::EndEndedProducers(Connection& connection) {
+  std::vector<uint64_t> ended;
+  for (const auto& [id, producer] : connection.producers) {
+    if (producer->ended()) ended.push_back(id);
+  }
+  for (uint64_t id : ended) {
+    std::optional<std::string> failure;
+    {
+      std::lock_guard lock(producer_failures_mutex_);
+      if (auto found = producer_failures_.find(id); found != producer_failures_.end()) {
+        failure = found->second;
+      }
+    }
+    // A writer that closed its segment or died ended it without failing: nobody to tell.
+    if (failure.has_value()) SendError(connection, 0, id, ErrorCode::kBadRequest, *failure);
+    EndProducer(connection, id);
   }
 }
 
@@ -401,7 +479,7 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
     return;
   }
   Result<std::unique_ptr<Subscription>> subscription =
-      Subscription::Start(plan, **session, metrics_, names_);
+      Subscription::Start(plan, **session, metrics_, names_, local_chunks_);
   if (!subscription.ok()) {
     // A segment folder with no room for the segment (a tmpfs too small) is a limit the reader
     // may meet again later, not a daemon failure; the daemon and its other subscriptions go on
@@ -486,9 +564,7 @@ void ControlServer::Drop(Connection& connection, const std::string& reason) {
   connection.closing = true;
   Log(LogLevel::kInfo, "peer_disconnected",
       {{"pid", std::to_string(connection.peer.pid)}, {"reason", reason}});
-  while (!connection.subscriptions.empty()) {
-    EndSubscription(connection, connection.subscriptions.begin()->first);
-  }
+  CloseNamed(connection, protocol::kAllSubscriptions);
   ::close(connection.fd);
 }
 
@@ -504,6 +580,8 @@ void ControlServer::Tick() {
       }
     }
     for (uint64_t id : failed) EndSubscription(*connection, id);
+    EndEndedProducers(*connection);
+    if (connection->closing) continue;
     // A reader before version 3 has no STREAM_GAP: the daemon's log and metric tell of the gap
     // alone, as they did (docs/formats.md, "Versions").
     for (auto& [id, subscription] : connection->subscriptions) {

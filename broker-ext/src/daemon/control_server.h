@@ -1,5 +1,7 @@
 // The daemon's control plane: the Unix socket readers connect to, the protocol of
-// docs/formats.md "Control protocol", the subscriptions and the fetch sessions they share.
+// docs/formats.md "Control protocol", the subscriptions and the fetch sessions they share, and
+// the local producers whose chunks go to the subscriptions without the broker (docs/brokerd.md,
+// "Local producers").
 //
 // One thread runs it all with poll(2): control traffic is a frame per subscription change and a
 // heartbeat every few seconds, while the records flow through the subscriptions' own threads and
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,8 @@
 #include "daemon/subscription.h"
 #include "daemon/subscription_planner.h"
 #include "ingest/fetch_session.h"
+#include "ingest/local_chunk_router.h"
+#include "ingest/local_producer.h"
 #include "protocol/frame_reader.h"
 #include "protocol/messages.h"
 #include "sluice/status.h"
@@ -39,8 +44,8 @@ class ControlServer {
   ControlServer& operator=(const ControlServer&) = delete;
 
   // Serves until `stop_fd` (a signalfd or eventfd) becomes readable, then tells every reader
-  // SHUTTING_DOWN, ends every subscription (committing what RELEASE allows), removes the segments
-  // and the socket.
+  // SHUTTING_DOWN, ends every local producer (taking what it published) and every subscription
+  // (committing what RELEASE allows), removes the segments and the socket.
   Status Run(int stop_fd);
 
   // This run's token in the segment names.
@@ -54,6 +59,7 @@ class ControlServer {
     ucred peer{};
     protocol::FrameReader reader;
     std::map<uint64_t, std::unique_ptr<Subscription>> subscriptions;
+    std::map<uint64_t, std::unique_ptr<LocalProducer>> producers;
     Clock::time_point last_received;
     Clock::time_point last_sent;
     std::chrono::nanoseconds peer_timeout{0};  // from the peer's heartbeats; 0 until one came
@@ -76,10 +82,19 @@ class ControlServer {
                                    const std::string& topic,
                                    const std::vector<int32_t>& partitions);
   void EndSubscription(Connection& connection, uint64_t id);
+  // PRODUCE: the topic's grant, then the producer's segment (docs/formats.md, "PRODUCE").
+  void Produce(Connection& connection, uint64_t request_id, const protocol::Produce& request);
+  // Stops the producer, once it took what its segment had published.
+  void EndProducer(Connection& connection, uint64_t id);
+  // Ends the connection's subscriptions and producers that CLOSE names (0: all of them); false
+  // when it names neither.
+  bool CloseNamed(Connection& connection, uint64_t id);
+  // Tells the peers of the producers that ended by themselves why, if they failed, and ends them.
+  void EndEndedProducers(Connection& connection);
   void Send(Connection& connection, uint64_t request_id, protocol::Message message);
   void SendError(Connection& connection, uint64_t request_id, uint64_t subscription_id,
                  protocol::ErrorCode code, const std::string& message);
-  // Ends the connection's subscriptions and marks it for removal.
+  // Ends the connection's producers and subscriptions and marks it for removal.
   void Drop(Connection& connection, const std::string& reason);
   void Tick();
   bool Allowed(const ucred& peer) const;
@@ -88,6 +103,12 @@ class ControlServer {
   Metrics& metrics_;
   int listener_;
   SegmentNames names_;
+  // Declared before the connections, whose subscriptions leave it when they end.
+  LocalChunkRouter local_chunks_;
+  LocalProducerCounters producer_counters_;
+  // What failed producers' threads reported, by producer id, for the control thread to send.
+  std::mutex producer_failures_mutex_;
+  std::map<uint64_t, std::string> producer_failures_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::unique_ptr<FetchSession>> sessions_;
   SubscriptionPlanner planner_;

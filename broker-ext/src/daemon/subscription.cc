@@ -4,6 +4,7 @@
 #include <arrow/ipc/api.h>
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "daemon/log.h"
@@ -24,9 +25,27 @@ constexpr auto kKafkaTimeout = 10s;
 
 }  // namespace
 
+// Ends the pump's wait on its queue when a local chunk arrives (rd_kafka_queue_yield: librdkafka's
+// rd_kafka_consume_queue returns at once, without a message, on a yielded queue). Reached through
+// this rather than the queue itself: a producer thread that took the inbox from the router just
+// before the subscription left it may still push, and wake, after the queue is destroyed.
+struct Subscription::QueueWake {
+  void Wake() {
+    std::lock_guard lock(mutex);
+    if (queue != nullptr) rd_kafka_queue_yield(queue);
+  }
+  void Forget() {
+    std::lock_guard lock(mutex);
+    queue = nullptr;
+  }
+  std::mutex mutex;
+  rd_kafka_queue_t* queue = nullptr;
+};
+
 Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan& plan,
                                                           FetchSession& session, Metrics& metrics,
-                                                          SegmentNames& names) {
+                                                          SegmentNames& names,
+                                                          LocalChunkRouter& local_chunks) {
   std::unique_ptr<Subscription> subscription(new Subscription(plan, session, metrics));
   WriterOptions options;
   options.kind = plan.kind;
@@ -73,6 +92,13 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
     }
     ChunkSequencer::Options sequencing = plan.sequencing;
     sequencing.on_gap = [&s](const StreamGap& gap) { s.AddGap(gap); };
+    // CHUNK_STREAMS reads through librdkafka's queue (the native fetch path is RECORDS only),
+    // which is what a local chunk must wake.
+    s.queue_wake_ = std::make_shared<QueueWake>();
+    s.queue_wake_->queue = s.queue_;
+    s.local_inbox_ = std::make_shared<LocalChunkInbox>(sequencing.job_filter,
+                                                       [wake = s.queue_wake_] { wake->Wake(); });
+    sequencing.local_chunks = s.local_inbox_;
     s.sequencer_ =
         std::make_unique<ChunkSequencer>(*s.fetched_, s.tracker_, *s.pauses_, s.dead_letters_.get(),
                                          s.sequencer_counters_, std::move(sequencing));
@@ -83,6 +109,10 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   s.pump_ = std::make_unique<ObjectPump>(*source, *s.writer_, plan.kind, s.tracker_, *s.pauses_,
                                          pump_options);
   if (!plan.native_fetch) SLUICE_RETURN_NOT_OK(session.Assign(plan.topic, plan.starts, s.queue_));
+  if (s.local_inbox_ != nullptr) {
+    local_chunks.Add(plan.topic, s.local_inbox_);
+    s.local_router_ = &local_chunks;
+  }
   subscription->thread_ = std::thread([raw = subscription.get()] { raw->Run(); });
   return subscription;
 }
@@ -273,6 +303,10 @@ std::vector<protocol::StreamGap> Subscription::TakeGaps() {
 void Subscription::Close() {
   if (closed_) return;
   closed_ = true;
+  // First, so that no local chunk comes in while it ends; those in the inbox or the window go
+  // with it, as fetched ones do, and the scheduler computes their tasks again
+  // (docs/generation.md, "Recovery").
+  if (local_router_ != nullptr) local_router_->Remove(plan_.topic, local_inbox_.get());
   stop_ = true;
   if (thread_.joinable()) thread_.join();
   if (pump_ != nullptr) {
@@ -292,6 +326,7 @@ void Subscription::Close() {
   sequencer_.reset();
   queue_source_.reset();
   native_source_.reset();
+  if (queue_wake_ != nullptr) queue_wake_->Forget();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
   // Its gauges end with it, so the series of a scrape are bounded by the live subscriptions; the

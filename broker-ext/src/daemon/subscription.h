@@ -1,6 +1,8 @@
 // One reader's subscription: its segment, the pump thread that fills it from its partitions'
 // queue on a shared FetchSession, and its commits. Created by the control server on SUBSCRIBE,
-// ended by CLOSE, by the end of its connection, by shutdown, or by its own failure.
+// ended by CLOSE, by the end of its connection, by shutdown, or by its own failure. A
+// CHUNK_STREAMS subscription also takes the chunks of its topic's local producers, through an
+// inbox in the daemon's LocalChunkRouter while it runs (docs/brokerd.md, "Local producers").
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -21,6 +23,7 @@
 #include "ingest/commit_tracker.h"
 #include "ingest/dead_letters.h"
 #include "ingest/fetch_session.h"
+#include "ingest/local_chunk_router.h"
 #include "ingest/message_source.h"
 #include "ingest/native_fetch_source.h"
 #include "ingest/object_pump.h"
@@ -56,10 +59,12 @@ struct SubscriptionPlan {
 class Subscription {
  public:
   // Creates the segment under the next of `names`, assigns the partitions on `session` (which
-  // outlives the subscription) and starts pumping once a reader has attached.
+  // outlives the subscription), registers a CHUNK_STREAMS subscription's inbox with
+  // `local_chunks` (which outlives it too) and starts pumping once a reader has attached.
   static Result<std::unique_ptr<Subscription>> Start(const SubscriptionPlan& plan,
                                                      FetchSession& session, Metrics& metrics,
-                                                     SegmentNames& names);
+                                                     SegmentNames& names,
+                                                     LocalChunkRouter& local_chunks);
   ~Subscription();  // Close()
   Subscription(const Subscription&) = delete;
   Subscription& operator=(const Subscription&) = delete;
@@ -73,8 +78,9 @@ class Subscription {
   // The CHUNK_STREAMS gaps reported since the last call, as STREAM_GAP messages
   // (docs/formats.md, "STREAM_GAP"): each hole once.
   std::vector<protocol::StreamGap> TakeGaps();
-  // Stops pumping, commits what the watermark allows (waiting for the broker), leaves the
-  // partitions, marks the segment CLOSED so the reader ends after what it has, and unlinks it.
+  // Leaves the local chunk router, stops pumping, commits what the watermark allows (waiting for
+  // the broker), leaves the partitions, marks the segment CLOSED so the reader ends after what it
+  // has, and unlinks it.
   void Close();
 
   uint64_t id() const { return plan_.id; }
@@ -92,6 +98,7 @@ class Subscription {
   void Report();
 
   static constexpr uint64_t kNothingProcessed = UINT64_MAX;
+  struct QueueWake;
 
   SubscriptionPlan plan_;
   std::vector<int32_t> partitions_;
@@ -105,6 +112,10 @@ class Subscription {
   MessageSource* fetched_ = nullptr;  // whichever of the two fetches
   std::unique_ptr<DeadLetters> dead_letters_;
   std::unique_ptr<ChunkSequencer> sequencer_;
+  // CHUNK_STREAMS: where it is registered for local chunks, and what their inbox wakes.
+  LocalChunkRouter* local_router_ = nullptr;
+  std::shared_ptr<LocalChunkInbox> local_inbox_;
+  std::shared_ptr<QueueWake> queue_wake_;
   std::unique_ptr<ObjectPump> pump_;
   std::thread thread_;
   std::atomic<bool> stop_{false};

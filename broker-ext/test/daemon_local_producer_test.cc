@@ -1,0 +1,270 @@
+// Local producers in the real daemon (docs/brokerd.md, "Local producers"; docs/formats.md,
+// "PRODUCE"): a producer hands the daemon a CHUNKS segment of its own, and its chunks merge with
+// the chunk records fetched from Kafka into each CHUNK_STREAMS stream's seq order, once each.
+// CLOSE of the producer takes what it published first; a file of another owner, a topic not
+// granted and a malformed object are refused naming what is wrong.
+#include <arrow/api.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "daemon_connection.h"
+#include "sluice/batch_builder.h"
+#include "sluice/schemas.h"
+#include "sluice/segment_reader.h"
+#include "sluice/segment_writer.h"
+
+namespace sluice::brokerd {
+namespace {
+
+namespace p = protocol;
+using namespace std::chrono_literals;
+
+constexpr char kTopic[] = "sluice.chunks.here";
+constexpr char kJob[] = "job-1";
+constexpr char kStream[] = "cyan";
+constexpr uint32_t kProducerSlots = 4;
+
+std::string Payload(uint64_t seq) { return "chunk-" + std::to_string(seq); }
+
+class DaemonLocalProducerTest : public DaemonConnectionTest {
+ protected:
+  void SetUp() override {
+    DaemonConnectionTest::SetUp();
+    CreateTopic(kTopic, 1);
+    // The peer may write kTopic only.
+    StartDaemon({"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+  }
+
+  // A producer's segment in the test's folder, as a SluiceSink's local channel makes one.
+  std::unique_ptr<SegmentWriter> ProducerSegment(const std::string& name) {
+    WriterOptions options;
+    options.name = (dir_ / name).string();
+    options.kind = ObjectKind::kChunks;
+    options.slot_count = kProducerSlots;
+    options.slot_size = 64 << 10;
+    options.lane_count = 1;
+    auto writer = SegmentWriter::Create(options);
+    EXPECT_OK(writer);
+    return writer.ok() ? writer.MoveValue() : nullptr;
+  }
+
+  // Publishes one object of the stream's chunks `seqs`.
+  static void Publish(SegmentWriter& writer, const std::vector<uint64_t>& seqs) {
+    ChunksBatchBuilder builder;
+    const std::vector<std::string> payloads = [&] {
+      std::vector<std::string> all;
+      for (uint64_t seq : seqs) all.push_back(Payload(seq));
+      return all;
+    }();
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      builder.Add(Chunk{kJob, kStream, seqs[i], false, payloads[i]});
+    }
+    ASSERT_OK_AND_ASSIGN(SlotBuffer slot, writer.Acquire(10s));
+    ASSERT_OK_AND_ASSIGN(EncodedObject object,
+                         builder.Finish(slot.data, slot.capacity, slot.stores));
+    ASSERT_OK(writer.Publish(object).status());
+  }
+
+  // A chunk record of the stream, through Kafka.
+  void ProduceChunk(uint64_t seq, bool eos = false) {
+    std::vector<std::pair<std::string, std::string>> headers = {
+        {"sluice.job", kJob}, {"sluice.stream", kStream}, {"sluice.seq", std::to_string(seq)}};
+    if (eos) headers.emplace_back("sluice.eos", "true");
+    Produce(kTopic, 0, Payload(seq), headers);
+  }
+
+  // Subscribes CHUNK_STREAMS to kTopic; its segment's reader.
+  std::unique_ptr<SegmentReader> Subscribe(DaemonConnection& connection) {
+    p::Subscribe request;
+    request.slot_count = 8;
+    request.slot_size = 64 * 1024;
+    request.mode = p::Mode::kChunkStreams;
+    request.topic = kTopic;
+    request.partitions = {{0, p::StartPosition::kEarliest, 0}};
+    connection.Send(1, request);
+    std::optional<p::Frame> answer = connection.Receive();
+    EXPECT_TRUE(answer.has_value()) << Log();
+    if (!answer.has_value()) return nullptr;
+    auto* subscribed = std::get_if<p::Subscribed>(&answer->message);
+    EXPECT_NE(subscribed, nullptr) << p::NameOf(p::TypeOf(answer->message));
+    if (subscribed == nullptr) return nullptr;
+    auto reader = SegmentReader::Open((dir_ / subscribed->segment_name).string());
+    EXPECT_OK(reader);
+    return reader.ok() ? reader.MoveValue() : nullptr;
+  }
+
+  // Sends PRODUCE; the daemon's answer.
+  std::optional<p::Frame> Offer(DaemonConnection& connection, const std::string& topic,
+                                const std::string& path) {
+    p::Produce request;
+    request.topic = topic;
+    request.segment_path = path;
+    connection.Send(2, request);
+    return connection.Receive();
+  }
+
+  // PRODUCE that must be answered PRODUCING; the producer id.
+  uint64_t StartProducing(DaemonConnection& connection, const std::string& path) {
+    std::optional<p::Frame> answer = Offer(connection, kTopic, path);
+    EXPECT_TRUE(answer.has_value()) << Log();
+    if (!answer.has_value()) return 0;
+    EXPECT_EQ(answer->request_id, 2u);
+    auto* producing = std::get_if<p::Producing>(&answer->message);
+    EXPECT_NE(producing, nullptr) << p::NameOf(p::TypeOf(answer->message)) << " " << Log();
+    return producing != nullptr ? producing->producer_id : 0;
+  }
+
+  // The (seq, payload) of the chunks the segment delivers until the one with `last`, in order.
+  std::vector<std::pair<uint64_t, std::string>> ChunksThrough(SegmentReader& reader,
+                                                              uint64_t last) {
+    std::vector<std::pair<uint64_t, std::string>> chunks;
+    while (chunks.empty() || chunks.back().first != last) {
+      auto object = reader.Next(10s);
+      EXPECT_OK(object) << Log();
+      if (!object.ok()) return chunks;
+      EXPECT_EQ(object->partition, -1);
+      auto batch = DecodeObject(*object, ChunksSchema());
+      EXPECT_OK(batch);
+      if (!batch.ok()) return chunks;
+      auto seq = std::static_pointer_cast<arrow::UInt64Array>((*batch)->GetColumnByName("seq"));
+      auto payload =
+          std::static_pointer_cast<arrow::BinaryArray>((*batch)->GetColumnByName("payload"));
+      for (int64_t row = 0; row < (*batch)->num_rows(); ++row) {
+        chunks.emplace_back(seq->Value(row), std::string(payload->GetView(row)));
+      }
+      EXPECT_OK(reader.Release(*object));
+    }
+    return chunks;
+  }
+
+  static std::vector<std::pair<uint64_t, std::string>> Expected(uint64_t through) {
+    std::vector<std::pair<uint64_t, std::string>> chunks;
+    for (uint64_t seq = 0; seq <= through; ++seq) chunks.emplace_back(seq, Payload(seq));
+    return chunks;
+  }
+
+  // The ERROR `frame` holds (failing the test when it is something else).
+  static std::optional<p::ErrorMessage> ErrorIn(const std::optional<p::Frame>& frame) {
+    if (!frame.has_value()) return std::nullopt;
+    auto* error = std::get_if<p::ErrorMessage>(&frame->message);
+    EXPECT_NE(error, nullptr) << p::NameOf(p::TypeOf(frame->message));
+    return error != nullptr ? std::optional(*error) : std::nullopt;
+  }
+};
+
+TEST_F(DaemonLocalProducerTest, LocalAndFetchedChunksOfAStreamArriveOnceEachInSeqOrder) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto segment = ProducerSegment("producer.seg");
+  ASSERT_NE(segment, nullptr);
+  auto producer = Connect();
+  const uint64_t id = StartProducing(*producer, segment->path());
+  ASSERT_GE(id, 1u);
+
+  // The local producer has the even seqs, Kafka the odd ones, and seq 4 a second time: a task
+  // computed again after it went the local way (docs/generation.md, "Recovery").
+  for (uint64_t seq = 0; seq < 20; seq += 4) {
+    Publish(*segment, {seq, seq + 2});
+    ProduceChunk(seq + 1);
+    if (seq == 4) ProduceChunk(4);
+    ProduceChunk(seq + 3, seq + 3 == 19);
+  }
+  EXPECT_EQ(ChunksThrough(*reader, 19), Expected(19));
+  // Every slot of the producer's segment goes back once its chunks are in the reader's.
+  EXPECT_TRUE(testing::Eventually("the producer's slots back", [&] {
+    return segment->FreeSlots() == kProducerSlots;
+  })) << Log();
+}
+
+TEST_F(DaemonLocalProducerTest, CloseOfTheProducerTakesWhatItPublishedFirst) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto segment = ProducerSegment("producer.seg");
+  ASSERT_NE(segment, nullptr);
+  auto producer = Connect();
+  const uint64_t id = StartProducing(*producer, segment->path());
+  ASSERT_GE(id, 1u);
+
+  Publish(*segment, {0, 1});
+  Publish(*segment, {2});
+  Publish(*segment, {3, 4});
+  producer->Send(3, p::Close{id});
+  EXPECT_EQ(ChunksThrough(*reader, 4), Expected(4));
+  EXPECT_TRUE(testing::Eventually("the daemon to leave the producer's segment", [&] {
+    return segment->attached_readers() == 0;
+  })) << Log();
+  // CLOSE of a producer already ended names nothing of the connection.
+  producer->Send(4, p::Close{id});
+  const std::optional<p::ErrorMessage> error = ErrorIn(producer->Receive());
+  ASSERT_TRUE(error.has_value()) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kUnknownSubscription);
+}
+
+TEST_F(DaemonLocalProducerTest, AFileOfAnotherOwnerIsRefusedNamingIt) {
+  auto segment = ProducerSegment("theirs.seg");
+  ASSERT_NE(segment, nullptr);
+  const std::string path = segment->path();
+  // The tests run as root, which may give the file away (to nobody's uid).
+  ASSERT_EQ(::chown(path.c_str(), 65534, static_cast<gid_t>(-1)), 0) << std::strerror(errno);
+  auto producer = Connect();
+
+  const std::optional<p::ErrorMessage> error = ErrorIn(Offer(*producer, kTopic, path));
+  ASSERT_TRUE(error.has_value()) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_NE(error->message.find(path), std::string::npos) << error->message;
+  EXPECT_NE(error->message.find("65534"), std::string::npos) << error->message;
+  EXPECT_EQ(segment->attached_readers(), 0u);
+  // The connection goes on: its own file is taken.
+  auto own = ProducerSegment("mine.seg");
+  ASSERT_NE(own, nullptr);
+  EXPECT_GE(StartProducing(*producer, own->path()), 1u);
+}
+
+TEST_F(DaemonLocalProducerTest, ATopicNotGrantedIsRefused) {
+  auto segment = ProducerSegment("producer.seg");
+  ASSERT_NE(segment, nullptr);
+  auto producer = Connect();
+
+  const std::optional<p::ErrorMessage> error =
+      ErrorIn(Offer(*producer, "sluice.chunks.elsewhere", segment->path()));
+  ASSERT_TRUE(error.has_value()) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kNotAuthorized);
+  EXPECT_NE(error->message.find("sluice.chunks.elsewhere"), std::string::npos) << error->message;
+  EXPECT_EQ(segment->attached_readers(), 0u) << "refused before the segment is opened";
+}
+
+TEST_F(DaemonLocalProducerTest, AMalformedObjectEndsTheProducerWithAnErrorNamingIt) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto segment = ProducerSegment("producer.seg");
+  ASSERT_NE(segment, nullptr);
+  auto producer = Connect();
+  const uint64_t id = StartProducing(*producer, segment->path());
+  ASSERT_GE(id, 1u);
+
+  Publish(*segment, {0, 1});
+  // Bytes that are no Arrow IPC message, claiming one row.
+  ASSERT_OK_AND_ASSIGN(SlotBuffer slot, segment->Acquire(10s));
+  std::memset(slot.data, 0x5a, 64);
+  EncodedObject garbage;
+  garbage.length = 64;
+  garbage.record_count = 1;
+  ASSERT_OK(segment->Publish(garbage).status());
+
+  const std::optional<p::ErrorMessage> error = ErrorIn(producer->Receive());
+  ASSERT_TRUE(error.has_value()) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_EQ(error->subscription_id, id) << "the ERROR names the producer";
+  EXPECT_NE(error->message.find(segment->path()), std::string::npos) << error->message;
+  // The chunks before it were taken.
+  EXPECT_EQ(ChunksThrough(*reader, 1), Expected(1));
+}
+
+}  // namespace
+}  // namespace sluice::brokerd
