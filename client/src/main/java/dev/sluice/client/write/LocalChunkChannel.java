@@ -401,10 +401,6 @@ public final class LocalChunkChannel implements AutoCloseable {
                             // A CRC pass on each side would cost more than the copy it checks, as
                             // for the daemon's own segments; the daemon validates every object.
                             .checksums(false)
-                            // The daemon's reader of a producer segment rings no doorbell
-                            // (docs/brokerd.md, "Local producers"): a writer waiting for a slot
-                            // sleeps with a backoff of at most 1 ms.
-                            .doorbell(false)
                             .create();
         } catch (IOException e) {
             throw new IOException(
