@@ -8,6 +8,7 @@ import dev.sluice.embedded.junit.Await;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Reads a stream of {@link PatternGenerator} to its end as its output location's consumer does,
@@ -25,6 +26,20 @@ final class PatternStreams {
     /** As above, counting the chunks read in {@code chunks} as it goes. */
     static long readAll(StreamReader reader, String stream, AtomicLong chunks, Duration wait)
             throws Exception {
+        return readAll(reader, stream, chunks, () -> false, wait);
+    }
+
+    /**
+     * As above, reading nothing while {@code hold} says so: a consumer that stops taking chunks for
+     * a while, so that a test can fail a part while chunks wait undelivered.
+     */
+    static long readAll(
+            StreamReader reader,
+            String stream,
+            AtomicLong chunks,
+            BooleanSupplier hold,
+            Duration wait)
+            throws Exception {
         AtomicLong bytes = new AtomicLong();
         AtomicLong nextSeq = new AtomicLong();
         Await.until(
@@ -33,6 +48,9 @@ final class PatternStreams {
                 () -> {
                     if (reader.isEndOfStream()) {
                         return true;
+                    }
+                    if (hold.getAsBoolean()) {
+                        return false;
                     }
                     StreamChunk chunk = reader.acquire(Duration.ofMillis(200));
                     if (chunk != null) {
