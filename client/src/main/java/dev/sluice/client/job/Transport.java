@@ -1,9 +1,7 @@
 package dev.sluice.client.job;
 
 import dev.sluice.client.annotation.PublicEvolving;
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * How a stream's chunks go from their producer to the daemon of their output location
@@ -41,15 +39,7 @@ public enum Transport {
                 return transport;
             }
         }
-        throw new JobSpecException(
-                path,
-                "must be "
-                        + Arrays.stream(values())
-                                .map(t -> "'" + t.json() + "'")
-                                .collect(Collectors.joining(", "))
-                        + ", got '"
-                        + text
-                        + "'");
+        throw new JobSpecException(path, "must be 'auto', 'kafka' or 'local', got '" + text + "'");
     }
 
     /**

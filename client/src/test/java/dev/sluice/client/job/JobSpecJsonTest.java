@@ -279,11 +279,11 @@ class JobSpecJsonTest {
                 bad(
                         "unknown transport",
                         job -> job.put("transport", "carrier-pigeon"),
-                        "transport: must be 'auto', 'kafka', 'local', got 'carrier-pigeon'"),
+                        "transport: must be 'auto', 'kafka' or 'local', got 'carrier-pigeon'"),
                 bad(
                         "transport in upper case",
                         job -> job.put("transport", "LOCAL"),
-                        "transport: must be 'auto', 'kafka', 'local', got 'LOCAL'"),
+                        "transport: must be 'auto', 'kafka' or 'local', got 'LOCAL'"),
                 bad(
                         "transport not a string",
                         job -> job.put("transport", 1),
