@@ -333,24 +333,33 @@ public final class LocalChunkChannel implements AutoCloseable {
     private void reconnect() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + settings.reconnectTimeout().toNanos();
         long backoffMillis = 10;
+        boolean recovering;
+        synchronized (lock) {
+            recovering = outage;
+        }
         while (true) {
             try {
                 produceNewSegment();
-                LOG.info(
-                        "The producer segment {} of {} is the daemon's again",
-                        writer.path(),
-                        topic);
+                if (recovering) {
+                    LOG.info(
+                            "sluice-brokerd at {} reads the producer segment {} of {}",
+                            brokerd.socket(),
+                            writer.path(),
+                            topic);
+                }
                 return;
             } catch (BrokerdException e) {
                 if (e.code() != ErrorCode.SHUTTING_DOWN) {
                     throw e;
                 }
                 lose(null, e.getMessage());
+                recovering = true;
                 if (System.nanoTime() - deadline > 0) {
                     throw cameNotBack(e);
                 }
             } catch (DaemonUnreachable e) {
                 lose(null, e.getCause().toString());
+                recovering = true;
                 if (System.nanoTime() - deadline > 0) {
                     throw cameNotBack(e.getCause());
                 }
