@@ -206,6 +206,7 @@ public final class LocalChunkChannel implements AutoCloseable {
             throw new IllegalStateException("the local chunk channel of " + topic + " is closed");
         }
         ChunkRecords.checkNames(job, stream, outputLocation, seq);
+        Objects.requireNonNull(payload, "payload");
         String key = InFlightAccounting.key(job, stream);
         encoder.add(job, stream, seq, eos, payload);
         try {
