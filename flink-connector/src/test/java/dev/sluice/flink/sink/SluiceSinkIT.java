@@ -3,6 +3,7 @@ package dev.sluice.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
@@ -36,6 +37,7 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -56,14 +58,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@link SluiceSink} in a Flink job on a MiniCluster (parallelism 2), writing to a real broker,
  * read back by {@link StreamReader}s through a real {@code sluice-brokerd}: streams arrive
- * complete, in order, once; a reader that stops stops the generation within the cap, and once it
- * reads on, everything arrives.
+ * complete, in order, once, through Kafka or the local way; a reader that stops stops the
+ * generation within the cap, and once it reads on, everything arrives.
  */
 class SluiceSinkIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
     @RegisterExtension static final BrokerdExtension BROKERD = new BrokerdExtension(KAFKA);
 
-    private static final InMemoryReporter METRICS = InMemoryReporter.create();
+    // Retained: the local test reads the writers' counters after its job finished.
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
     static final MiniClusterExtension FLINK =
@@ -112,18 +115,21 @@ class SluiceSinkIT {
         private final List<String> streams;
         private final long chunksPerStream;
         private final int fixedSize;
+        private final Transport transport;
 
         Generator(
                 String job,
                 String location,
                 List<String> streams,
                 long chunksPerStream,
-                int fixedSize) {
+                int fixedSize,
+                Transport transport) {
             this.job = job;
             this.location = location;
             this.streams = List.copyOf(streams);
             this.chunksPerStream = chunksPerStream;
             this.fixedSize = fixedSize;
+            this.transport = transport;
         }
 
         @Override
@@ -136,7 +142,8 @@ class SluiceSinkIT {
                     location,
                     seq,
                     seq == chunksPerStream - 1,
-                    payload(stream, seq, size(seq, fixedSize)));
+                    payload(stream, seq, size(seq, fixedSize)),
+                    transport);
         }
     }
 
@@ -151,12 +158,13 @@ class SluiceSinkIT {
             List<String> streams,
             long chunksPerStream,
             int fixedSize,
+            Transport transport,
             SluiceSink sink)
             throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.fromSequence(0, chunksPerStream * streams.size() - 1)
-                .map(new Generator(job, location, streams, chunksPerStream, fixedSize))
+                .map(new Generator(job, location, streams, chunksPerStream, fixedSize, transport))
                 .returns(TypeInformation.of(Chunk.class))
                 .sinkTo(sink);
         return env.executeAsync("sluice-sink-" + job);
@@ -241,38 +249,11 @@ class SluiceSinkIT {
         List<String> streams = List.of("cyan", "magenta");
         int chunks = 150;
 
-        ExecutorService readers = Executors.newFixedThreadPool(streams.size());
-        try {
-            Map<String, Future<Read>> reads = new HashMap<>();
-            for (String stream : streams) {
-                reads.put(
-                        stream,
-                        readers.submit(
-                                () -> {
-                                    try (StreamReader reader =
-                                            openReader(job, stream, topic, progressTopic)) {
-                                        CRC32 crc = new CRC32();
-                                        List<Long> seqs = read(reader, Integer.MAX_VALUE, 0, crc);
-                                        return new Read(
-                                                seqs, crc.getValue(), reader.isEndOfStream());
-                                    }
-                                }));
-            }
-            // A cap of 64 KiB per stream (32 KiB per writer), well below a stream's ~260 KB: the
-            // writers wait for the readers' progress again and again on the way.
-            SluiceSink sink = sink(progressTopic).setInFlightBytesPerStream(64 * 1024).build();
-            JobClient client = startJob(job, location, streams, chunks, 0, sink);
-            client.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-
-            for (String stream : streams) {
-                Read read = reads.get(stream).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-                assertThat(read.seqs()).as(stream).isEqualTo(range(chunks));
-                assertThat(read.crc()).as(stream).isEqualTo(expectedCrc(stream, chunks, 0));
-                assertThat(read.endSeen()).as(stream).isTrue();
-            }
-        } finally {
-            readers.shutdownNow();
-        }
+        // A cap of 64 KiB per stream (32 KiB per writer), well below a stream's ~260 KB: the
+        // writers wait for the readers' progress again and again on the way.
+        SluiceSink sink = sink(progressTopic).setInFlightBytesPerStream(64 * 1024).build();
+        writeAndReadCompletely(
+                job, location, streams, chunks, Transport.KAFKA, sink, progressTopic);
 
         // On the topic: the format's headers, and each chunk on the partition the rule gives.
         Set<String> seen = new HashSet<>();
@@ -323,7 +304,15 @@ class SluiceSinkIT {
                 Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
             LongSupplier written = () -> recordsIn(admin, topic);
             SluiceSink sink = sink(progressTopic).setInFlightBytesPerStream(cap).build();
-            JobClient client = startJob(job, location, List.of("black"), chunks, chunkSize, sink);
+            JobClient client =
+                    startJob(
+                            job,
+                            location,
+                            List.of("black"),
+                            chunks,
+                            chunkSize,
+                            Transport.KAFKA,
+                            sink);
             JobID jobId = client.getJobID();
 
             CRC32 crc = new CRC32();
@@ -368,6 +357,97 @@ class SluiceSinkIT {
             client.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(written.getAsLong()).isEqualTo(chunks);
         }
+    }
+
+    @Test
+    void localChunksArriveCompleteInOrderAndOnceWithNothingOnTheTopic() throws Exception {
+        String location = uniqueName("printer");
+        String topic = ChunkTopics.forOutputLocation(location);
+        KAFKA.broker().createTopic(topic, PARTITIONS);
+        String progressTopic = KAFKA.createTopic(1);
+        String job = uniqueName("job");
+        List<String> streams = List.of("cyan", "magenta");
+        int chunks = 150;
+
+        // The same cap as through Kafka: the writers wait for the readers' progress on the way,
+        // and the daemon holds the producer segments' slots while a reader is behind.
+        SluiceSink sink =
+                sink(progressTopic)
+                        .setInFlightBytesPerStream(64 * 1024)
+                        .setBrokerdSocket(BROKERD.socket())
+                        .build();
+        JobID jobId =
+                writeAndReadCompletely(
+                        job, location, streams, chunks, Transport.LOCAL, sink, progressTopic);
+
+        // Nothing went through Kafka.
+        try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+            assertThat(recordsIn(admin, topic)).isZero();
+        }
+        assertThat(sumCounter(jobId, "localChunksSent")).isEqualTo(streams.size() * chunks);
+        long bytes = 0;
+        for (long seq = 0; seq < chunks; seq++) {
+            bytes += size(seq, 0);
+        }
+        assertThat(sumCounter(jobId, "localBytesSent")).isEqualTo(streams.size() * bytes);
+        assertThat(sumCounter(jobId, "localChunksToKafka")).isZero();
+        assertThat(sumCounter(jobId, "localChannelLosses")).isZero();
+    }
+
+    /**
+     * Runs a job of {@code streams} × {@code chunks} chunks of varying sizes into {@code sink}
+     * while a {@link StreamReader} per stream reads it: every stream arrives complete, in order and
+     * once, payloads checked. Returns the job's id once it finished.
+     */
+    private static JobID writeAndReadCompletely(
+            String job,
+            String location,
+            List<String> streams,
+            int chunks,
+            Transport transport,
+            SluiceSink sink,
+            String progressTopic)
+            throws Exception {
+        String topic = ChunkTopics.forOutputLocation(location);
+        ExecutorService readers = Executors.newFixedThreadPool(streams.size());
+        try {
+            Map<String, Future<Read>> reads = new HashMap<>();
+            for (String stream : streams) {
+                reads.put(
+                        stream,
+                        readers.submit(
+                                () -> {
+                                    try (StreamReader reader =
+                                            openReader(job, stream, topic, progressTopic)) {
+                                        CRC32 crc = new CRC32();
+                                        List<Long> seqs = read(reader, Integer.MAX_VALUE, 0, crc);
+                                        return new Read(
+                                                seqs, crc.getValue(), reader.isEndOfStream());
+                                    }
+                                }));
+            }
+            JobClient client = startJob(job, location, streams, chunks, 0, transport, sink);
+            client.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+            for (String stream : streams) {
+                Read read = reads.get(stream).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(read.seqs()).as(stream).isEqualTo(range(chunks));
+                assertThat(read.crc()).as(stream).isEqualTo(expectedCrc(stream, chunks, 0));
+                assertThat(read.endSeen()).as(stream).isTrue();
+            }
+            return client.getJobID();
+        } finally {
+            readers.shutdownNow();
+        }
+    }
+
+    /** A sink counter summed over the job's writers. */
+    private static long sumCounter(JobID job, String name) {
+        long sum = 0;
+        for (Metric metric : METRICS.findMetrics(job, ".*sluice\\." + name).values()) {
+            sum += ((Counter) metric).getCount();
+        }
+        return sum;
     }
 
     /** Records on the topic: the sum of its partitions' end offsets. */
