@@ -4,23 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.protocol.ControlCodec;
+import dev.sluice.client.protocol.Frame;
+import dev.sluice.client.protocol.FrameReader;
+import dev.sluice.client.protocol.Produce;
+import dev.sluice.client.protocol.Producing;
 import dev.sluice.client.segment.ChunksBatchEncoder;
 import dev.sluice.client.segment.ObjectKind;
 import dev.sluice.client.segment.SegmentException;
+import dev.sluice.client.segment.SegmentObject;
+import dev.sluice.client.segment.SegmentReader;
 import dev.sluice.client.segment.SegmentWriter;
 import dev.sluice.client.segment.WritableSlot;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What of {@link LocalChunkChannel} needs no daemon: its settings, its topic, its slot sizes. */
+/**
+ * What of {@link LocalChunkChannel} needs no daemon: its settings, its topic, its slot sizes; and,
+ * against a peer that answers PRODUCE by attaching a reader of its own to the segment, what the
+ * channel does when that lane is gone.
+ */
 class LocalChunkChannelTest {
     @TempDir Path dir;
     private final BufferAllocator allocator = new RootAllocator();
@@ -152,5 +173,85 @@ class LocalChunkChannelTest {
                 .slotCount(1)
                 .slotSize(slotSize)
                 .create();
+    }
+
+    /**
+     * A peer that answers each PRODUCE, on each connection, by opening the segment as a reader
+     * (attaching a lane, as the daemon does before it answers) and PRODUCING; the readers go to
+     * {@code readers}.
+     */
+    private static void answerProduce(
+            ServerSocketChannel server, BlockingQueue<SegmentReader> readers) {
+        AtomicLong ids = new AtomicLong(1);
+        CompletableFuture.runAsync(
+                () -> {
+                    while (server.isOpen()) {
+                        try {
+                            SocketChannel peer = server.accept();
+                            CompletableFuture.runAsync(() -> serve(peer, readers, ids));
+                        } catch (IOException closed) {
+                            return;
+                        }
+                    }
+                });
+    }
+
+    private static void serve(
+            SocketChannel peer, BlockingQueue<SegmentReader> readers, AtomicLong ids) {
+        try (peer) {
+            FrameReader frames = new FrameReader(peer);
+            for (Frame frame; (frame = frames.read()) != null; ) {
+                if (frame.message() instanceof Produce produce) {
+                    readers.add(SegmentReader.open(Path.of(produce.segmentPath())));
+                    Frame answer =
+                            new Frame(frame.requestId(), new Producing(ids.getAndIncrement()));
+                    peer.write(ByteBuffer.wrap(ControlCodec.encode(answer)));
+                }
+            }
+        } catch (IOException e) {
+            // The channel hung up.
+        }
+    }
+
+    @Test
+    void aLaneGoneIsTheDaemonGoneTheStreamIsLostAndTheNextChunkGoesToANewSegment()
+            throws Exception {
+        Path socket = dir.resolve("daemon.sock");
+        Path segments = Files.createDirectory(dir.resolve("segments"));
+        BlockingQueue<SegmentReader> readers = new LinkedBlockingQueue<>();
+        AtomicInteger losses = new AtomicInteger();
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            answerProduce(server, readers);
+            try (LocalChunkChannel channel =
+                    LocalChunkChannel.open(
+                            BrokerdClient.builder(socket).build(),
+                            "sluice.chunks.press-1",
+                            new LocalChunkChannel.Settings(segments, 2, Duration.ofSeconds(10)),
+                            losses::incrementAndGet)) {
+                SegmentReader first = readers.poll(10, TimeUnit.SECONDS);
+                channel.send("job-7", "cyan", 0, false, new byte[100]);
+                try (SegmentObject chunk = first.poll(Duration.ofSeconds(10))) {
+                    assertThat(chunk.recordCount()).isEqualTo(1);
+                }
+                // The reader leaves its lane while its connection stays open.
+                first.close();
+
+                channel.send("job-7", "cyan", 1, false, new byte[100]);
+
+                assertThat(losses).hasValue(1);
+                assertThat(channel.takeLostStreams()).containsExactly("job-7/cyan");
+                try (SegmentReader second = readers.poll(10, TimeUnit.SECONDS);
+                        SegmentObject chunk = second.poll(Duration.ofSeconds(10))) {
+                    assertThat(second.header().objectKind()).isEqualTo(ObjectKind.CHUNKS);
+                    assertThat(chunk.recordCount()).isEqualTo(1);
+                }
+                assertThat(channel.chunksSent()).isEqualTo(2);
+                assertThat(channel.losses()).isEqualTo(1);
+            }
+        }
+        try (var files = Files.list(segments)) {
+            assertThat(files).as("both segments are gone").isEmpty();
+        }
     }
 }
