@@ -50,11 +50,17 @@ if __name__ == "__main__":
                 100 * float(r["achieved_mb_per_s_avg"]) / float(r["requested_mb_per_s"]))
         elif r["figure"] == "room":
             greedy[r["topology"]][r["rep"]] = float(r["mb_per_s"])
-    figure, axes = plt.subplots(1, 5, figsize=(31, 4.8))
-    for axis, fig in zip(axes[:2], ("4", "5")):
-        if not any(key[0] == fig for key in rates):  # a run without this figure (--figures)
-            axis.axis("off")
+    # One panel per figure the run has (--figures), in the README's order.
+    panels = [p for p, present in (("4", any(k[0] == "4" for k in rates)),
+                                   ("5", any(k[0] == "5" for k in rates)),
+                                   ("6", bool(shares)), ("room", bool(room)),
+                                   ("transport", bool(transports))) if present]
+    figure, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.8), squeeze=False)
+    axis_of = dict(zip(panels, axes[0]))
+    for fig in ("4", "5"):
+        if fig not in axis_of:
             continue
+        axis = axis_of[fig]
         width = 0.8 / (3 * len(jobs))
         for j, job in enumerate(jobs):
             bars = [(f"Sluice, job {job}", [rates[(fig, t, job)] for t in TOPOLOGIES])]
@@ -72,40 +78,42 @@ if __name__ == "__main__":
         axis.set_ylabel("MB/s")
         axis.set_title(f"Fig. {fig}: compute {'disabled' if fig == '4' else 'enabled'}")
         axis.legend(fontsize=8)
-    speeds = sorted({s for _, s in shares})
-    width = 0.8 / max(1, len(speeds))
-    for k, speed in enumerate(speeds):
-        medians, errors = whiskers([shares.get((t, speed), []) for t in TOPOLOGIES])
-        axes[2].bar([i + (k - (len(speeds) - 1) / 2) * width for i in range(len(TOPOLOGIES))],
-                    medians, width, yerr=errors, capsize=3, label=f"{speed:.0%} of max")
-    axes[2].axhline(100, color="grey", linewidth=0.8)
-    axes[2].set_ylim(80, 105)
-    axes[2].set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
-    axes[2].set_ylabel("achieved / requested, %")
-    axes[2].set_title("Fig. 6: readers at constant speed")
-    axes[2].legend(fontsize=8)
-    printers = sorted(room)
-    if printers:
+    if "6" in axis_of:
+        axis = axis_of["6"]
+        speeds = sorted({s for _, s in shares})
+        width = 0.8 / len(speeds)
+        for k, speed in enumerate(speeds):
+            medians, errors = whiskers([shares.get((t, speed), []) for t in TOPOLOGIES])
+            axis.bar([i + (k - (len(speeds) - 1) / 2) * width for i in range(len(TOPOLOGIES))],
+                     medians, width, yerr=errors, capsize=3, label=f"{speed:.0%} of max")
+        axis.axhline(100, color="grey", linewidth=0.8)
+        axis.set_ylim(80, 105)
+        axis.set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
+        axis.set_ylabel("achieved / requested, %")
+        axis.set_title("Fig. 6: readers at constant speed")
+        axis.legend(fontsize=8)
+    if "room" in axis_of:
+        axis = axis_of["room"]
+        printers = sorted(room)
         beside = [100 * mb / greedy["greedy alone"][rep] for rep, mb in greedy["greedy"].items()
                   if rep in greedy["greedy alone"]]
         medians, errors = whiskers([room[p] for p in printers] + [beside])
-        axes[3].bar(range(len(printers) + 1), medians, 0.6, yerr=errors, capsize=3,
-                    color=["C0"] * len(printers) + ["C3"])
-        axes[3].axhline(100, color="grey", linewidth=0.8)
-        axes[3].set_xticks(range(len(printers) + 1),
-                           [f"{p}\nachieved / requested" for p in printers]
-                           + ["greedy job\nbeside / alone"], fontsize=8)
-        axes[3].set_ylabel("%")
-        axes[3].set_title("Printer room: four paced jobs beside a greedy one")
-    else:  # a run without --figures room
-        axes[3].axis("off")
-    groups = sorted({key[:3] for key in transports},
-                    key=lambda k: (TOPOLOGIES.index(k[0]), k[1], k[2]))
-    if groups:
+        axis.bar(range(len(printers) + 1), medians, 0.6, yerr=errors, capsize=3,
+                 color=["C0"] * len(printers) + ["C3"])
+        axis.axhline(100, color="grey", linewidth=0.8)
+        axis.set_xticks(range(len(printers) + 1),
+                        [f"{p}\nachieved / requested" for p in printers]
+                        + ["greedy job\nbeside / alone"], fontsize=8)
+        axis.set_ylabel("%")
+        axis.set_title("Printer room: four paced jobs beside a greedy one")
+    if "transport" in axis_of:
+        axis = axis_of["transport"]
+        groups = sorted({key[:3] for key in transports},
+                        key=lambda k: (TOPOLOGIES.index(k[0]), k[1], k[2]))
         for k, way in enumerate(("kafka", "local")):
             medians, errors = whiskers([transports[g + (way,)] for g in groups])
-            axes[4].bar([i + (k - 0.5) * 0.4 for i in range(len(groups))], medians, 0.4,
-                        yerr=errors, capsize=3, label=f"{way}")
+            axis.bar([i + (k - 0.5) * 0.4 for i in range(len(groups))], medians, 0.4,
+                     yerr=errors, capsize=3, label=way)
         targets = []
         for topology, compute, job in groups:
             if compute:
@@ -115,17 +123,15 @@ if __name__ == "__main__":
             else:
                 memcpy = anchors[("memcpy", "")]
                 targets.append(0.5 * statistics.median(memcpy) if memcpy else float("nan"))
-        axes[4].scatter(range(len(groups)), targets, marker="_", s=400, color="black",
-                        label="target", zorder=3)
-        axes[4].set_yscale("log")
-        axes[4].set_xticks(range(len(groups)),
-                           [f"{t}\ncompute {'on' if c else 'off'}\n{j}" for t, c, j in groups],
-                           fontsize=7)
-        axes[4].set_ylabel("MB/s")
-        axes[4].set_title("Transports: Kafka and the local way")
-        axes[4].legend(fontsize=8)
-    else:  # a run without --figures transport
-        axes[4].axis("off")
+        axis.scatter(range(len(groups)), targets, marker="_", s=400, color="black",
+                     label="target", zorder=3)
+        axis.set_yscale("log")
+        axis.set_xticks(range(len(groups)),
+                        [f"{t}\ncompute {'on' if c else 'off'}\n{j}" for t, c, j in groups],
+                        fontsize=7)
+        axis.set_ylabel("MB/s")
+        axis.set_title("Transports: Kafka and the local way")
+        axis.legend(fontsize=8)
     figure.suptitle("Generation on one host: print jobs through GenerationSource, SluiceSink, "
                     "Kafka, sluice-brokerd and StreamReaders")
     figure.tight_layout()

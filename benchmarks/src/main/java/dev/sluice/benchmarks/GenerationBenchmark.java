@@ -597,6 +597,10 @@ public final class GenerationBenchmark {
                 }
                 specs.add(spec);
             }
+            // A local job whose chunks went through Kafka after all (a sink without the daemon's
+            // socket sends them there, docs/sluice-sink.md) would be measured as the wrong path.
+            boolean local = launches.stream().allMatch(l -> l.transport() == Transport.LOCAL);
+            long chunkRecordsBefore = local ? recordsEverWritten(sluice, topics) : 0;
             double cpuBefore = MachineCpu.busySeconds();
             PartsCpu partsBefore = parts(sluice, nodes);
             List<Long> submitted = new ArrayList<>();
@@ -614,6 +618,16 @@ public final class GenerationBenchmark {
             }
             double cpu = MachineCpu.busySeconds() - cpuBefore;
             PartsCpu parts = parts(sluice, nodes).minus(partsBefore);
+            long throughKafka = local ? recordsEverWritten(sluice, topics) - chunkRecordsBefore : 0;
+            if (throughKafka > 0) {
+                throw new IllegalStateException(
+                        "jobs "
+                                + specs.stream().map(JobSpec::id).toList()
+                                + " asked for the local way, but "
+                                + throughKafka
+                                + " of their chunks went through Kafka: does the sink have the"
+                                + " daemon's socket?");
+            }
             List<Run> done = new ArrayList<>();
             for (int i = 0; i < launches.size(); i++) {
                 Launch launch = launches.get(i);
@@ -810,23 +824,36 @@ public final class GenerationBenchmark {
     /** Frees the disk: the runs' records are read, their segments can go. */
     private static void deleteRecords(EmbeddedSluice sluice, List<String> topics) throws Exception {
         try (Admin admin = Admin.create(sluice.broker().clientProperties())) {
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            for (String topic : topics) {
-                IntStream.range(0, PARTITIONS)
-                        .forEach(
-                                p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
-            }
             Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
-            admin.listOffsets(latest)
-                    .all()
-                    .get()
+            endOffsets(admin, topics)
                     .forEach(
-                            (partition, info) ->
-                                    delete.put(
-                                            partition,
-                                            RecordsToDelete.beforeOffset(info.offset())));
+                            (partition, offset) ->
+                                    delete.put(partition, RecordsToDelete.beforeOffset(offset)));
             admin.deleteRecords(delete).all().get();
         }
+    }
+
+    /** How many records the topics were ever given: the sum of their partitions' end offsets. */
+    private static long recordsEverWritten(EmbeddedSluice sluice, List<String> topics)
+            throws Exception {
+        try (Admin admin = Admin.create(sluice.broker().clientProperties())) {
+            return endOffsets(admin, topics).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    private static Map<TopicPartition, Long> endOffsets(Admin admin, List<String> topics)
+            throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (String topic : topics) {
+            IntStream.range(0, PARTITIONS)
+                    .forEach(p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
+        }
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        admin.listOffsets(latest)
+                .all()
+                .get()
+                .forEach((partition, info) -> offsets.put(partition, info.offset()));
+        return offsets;
     }
 
     private double medianRate(String figure, String topology, PrintJob job) {
