@@ -128,6 +128,7 @@ public final class PrintingDemo {
             PrintJob job,
             String jobId,
             JobState state,
+            String reason,
             double seconds,
             double sequentialSeconds,
             List<ChannelReport> channels,
@@ -229,6 +230,9 @@ public final class PrintingDemo {
                 EmbeddedSluice.builder()
                         .parallelism(options.parallelism())
                         .outputLocations(locations, 4)
+                        // The print heads are on this machine, as the producers are: their chunks
+                        // go the local way (docs/generation.md, "Transports").
+                        .outputLocationsOnProducersHost()
                         .maxTaskSizeBytes(largestTask);
         if (options.brokerd() != null) {
             parts.brokerdBinary(options.brokerd());
@@ -342,7 +346,14 @@ public final class PrintingDemo {
         ChannelImages.writeCompositePng(
                 composite, rasters, job.widthPx(), job.heightPx(), PREVIEW_SIDE_PX);
         return new JobReport(
-                job, id, run.status().state(), seconds, sequentialSeconds, channels, composite);
+                job,
+                id,
+                run.status().state(),
+                run.status().reason().orElse(""),
+                seconds,
+                sequentialSeconds,
+                channels,
+                composite);
     }
 
     private static void printSummary(Report report, PrintStream out) {
@@ -394,6 +405,10 @@ public final class PrintingDemo {
                     job.bytes() / 1e6 / job.seconds(),
                     report.bytesPerSecond() / 1e6,
                     job.sequentialSeconds());
+            if (!job.reason().isEmpty()) {
+                // The scheduler's count: those tasks' chunks went the local way.
+                out.printf("           %s%n", job.reason());
+            }
             out.printf("           images: %s%n", job.composite().getParent().toAbsolutePath());
         }
         int channels = 4 * report.jobs().size();
