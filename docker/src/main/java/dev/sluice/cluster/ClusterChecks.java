@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -147,7 +148,11 @@ public final class ClusterChecks {
                                     Topology.BOOTSTRAP_SERVERS,
                                     // The print jobs' tasks are about 4 MiB.
                                     "--max-task-size",
-                                    Integer.toString(8 << 20)));
+                                    Integer.toString(8 << 20),
+                                    // Each TaskManager's host daemon: a producer on a print
+                                    // head's host hands it that head's chunks in shared memory.
+                                    "--brokerd-socket",
+                                    Topology.BROKERD_SOCKET));
             Topology.OUTPUT_LOCATION_HOSTS.forEach(
                     (location, host) ->
                             args.addAll(List.of("--output-location-host", location + "=" + host)));
@@ -652,7 +657,16 @@ public final class ClusterChecks {
                 localTasks,
                 tasks,
                 share);
-        return local == partitions && share > 1.0 / 3;
+        // Tasks computed on a print head's host went the local way: its daemon took their chunks
+        // from the TaskManager's segment, not from Kafka (docs/generation.md, "Transports").
+        Map<String, Long> handedOver = DaemonMetrics.localChunks();
+        System.out.printf(
+                "transport  chunks handed to each host's daemon in shared memory: %s%n",
+                handedOver);
+        boolean everyPrintHostLocal =
+                Set.copyOf(Topology.OUTPUT_LOCATION_HOSTS.values()).stream()
+                        .allMatch(host -> handedOver.getOrDefault(host, 0L) > 0);
+        return local == partitions && share > 1.0 / 3 && everyPrintHostLocal;
     }
 
     // ---- helpers ----

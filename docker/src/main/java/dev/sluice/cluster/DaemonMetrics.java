@@ -13,16 +13,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What each host's {@code sluice-brokerd} fetched from which broker, read from its Prometheus
- * endpoint ({@code sluice_fetch_records_total}, docs/brokerd.md): a daemon that reads only its own
- * host's broker, the partition's leader or, with rack awareness, its follower there, is what the
- * source's placement is for.
+ * What each host's {@code sluice-brokerd} fetched from which broker, and the chunks local producers
+ * handed it, read from its Prometheus endpoint ({@code sluice_fetch_records_total}, {@code
+ * sluice_local_chunks_total}, docs/brokerd.md): a daemon that reads only its own host's broker, the
+ * partition's leader or, with rack awareness, its follower there, is what the source's placement is
+ * for, and chunks handed over in shared memory are what the local transport is for.
  */
 final class DaemonMetrics {
     private static final Pattern FETCHED =
             Pattern.compile(
                     "^sluice_fetch_records_total\\{broker=\"([^\"]+)\"\\} (\\d+)",
                     Pattern.MULTILINE);
+    private static final Pattern LOCAL_CHUNKS =
+            Pattern.compile("^sluice_local_chunks_total(?:\\{[^}]*\\})? (\\d+)", Pattern.MULTILINE);
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -33,22 +36,43 @@ final class DaemonMetrics {
             throws IOException, InterruptedException {
         Map<String, Map<String, Long>> fetched = new TreeMap<>();
         for (String host : Topology.BROKER_HOSTS.values()) {
-            HttpResponse<String> metrics =
-                    HTTP.send(
-                            HttpRequest.newBuilder(URI.create(Topology.metricsUrl(host)))
-                                    .timeout(Duration.ofSeconds(10))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            if (metrics.statusCode() != 200) {
-                throw new IOException(host + " metrics: HTTP " + metrics.statusCode());
-            }
             Map<String, Long> byBroker = new HashMap<>();
-            Matcher m = FETCHED.matcher(metrics.body());
+            Matcher m = FETCHED.matcher(scrape(host));
             while (m.find()) {
                 byBroker.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
             }
             fetched.put(host, byBroker);
         }
         return fetched;
+    }
+
+    /**
+     * Chunks local producers handed each host's daemon since it started, by daemon host (every
+     * topic).
+     */
+    static Map<String, Long> localChunks() throws IOException, InterruptedException {
+        Map<String, Long> chunks = new TreeMap<>();
+        for (String host : Topology.BROKER_HOSTS.values()) {
+            long sum = 0;
+            Matcher m = LOCAL_CHUNKS.matcher(scrape(host));
+            while (m.find()) {
+                sum += Long.parseLong(m.group(1));
+            }
+            chunks.put(host, sum);
+        }
+        return chunks;
+    }
+
+    private static String scrape(String host) throws IOException, InterruptedException {
+        HttpResponse<String> metrics =
+                HTTP.send(
+                        HttpRequest.newBuilder(URI.create(Topology.metricsUrl(host)))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        if (metrics.statusCode() != 200) {
+            throw new IOException(host + " metrics: HTTP " + metrics.statusCode());
+        }
+        return metrics.body();
     }
 }

@@ -73,7 +73,7 @@ public final class PrintHead {
                             arguments.required("--bootstrap-servers"),
                             arguments.required("--host"),
                             Set.of(arguments.required("--locations").split(",")),
-                            Path.of(arguments.optional("--socket", "/run/sluice/brokerd.sock")));
+                            Path.of(arguments.optional("--socket", Topology.BROKERD_SOCKET)));
             readyFile = arguments.optional("--ready-file", null);
         } catch (IllegalArgumentException e) {
             Arguments.exit("print head", e);

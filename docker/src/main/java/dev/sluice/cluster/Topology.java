@@ -31,6 +31,12 @@ final class Topology {
     /** The jobs' input image, in the image at the same path on every host. */
     static final String TEST_CHART = "/opt/sluice/share/sluice/test-chart.png";
 
+    /**
+     * Each host's daemon socket, where its TaskManager and print head find it: the host's socket
+     * folder is a volume of theirs (docker-compose.yml).
+     */
+    static final String BROKERD_SOCKET = "/run/sluice/brokerd.sock";
+
     /** The job jars in the image. */
     static final String GENERATION_JOB_JAR = "/opt/sluice/jobs/sluice-generation-job.jar";
 
