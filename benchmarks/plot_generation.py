@@ -55,7 +55,8 @@ if __name__ == "__main__":
                                    ("5", any(k[0] == "5" for k in rates)),
                                    ("6", bool(shares)), ("room", bool(room)),
                                    ("transport", bool(transports))) if present]
-    figure, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.8), squeeze=False)
+    figure, axes = plt.subplots(1, len(panels), figsize=(max(10.0, 6.2 * len(panels)), 4.8),
+                                squeeze=False)
     axis_of = dict(zip(panels, axes[0]))
     for fig in ("4", "5"):
         if fig not in axis_of:
