@@ -204,7 +204,7 @@ final class GenerationTables {
                         .column("CPU-s per GB")
                         .column("cores busy", "%.2f")
                         .column("local / kafka")
-                        .column("MB/s / anchor", "%.3f")
+                        .column("MB/s / anchor (off: memcpy, on: RIP one thread)", "%.3f")
                         .column("CPU-s per GB: Flink / broker / daemon / readers");
         for (List<Run> of : groups) {
             Run first = of.get(0);
