@@ -81,14 +81,15 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(const std::string& na
   close(fd);
   if (!mapping.ok()) return mapping.status();
   SLUICE_ASSIGN_OR_RETURN(auto header, ValidateHeader(mapping->data(), size));
-  std::unique_ptr<SegmentReader> reader(
-      new SegmentReader(options, mapping.MoveValue(), std::move(header)));
+  std::unique_ptr<SegmentReader> reader(new SegmentReader(
+      options, FileIdentity{info.st_dev, info.st_ino}, mapping.MoveValue(), std::move(header)));
   SLUICE_RETURN_NOT_OK(reader->Attach(path));
   return reader;
 }
 
-SegmentReader::SegmentReader(const ReaderOptions& options, Mapping mapping, SegmentHeader header)
-    : options_(options), mapping_(std::move(mapping)), header_(std::move(header)) {}
+SegmentReader::SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
+                             SegmentHeader header)
+    : options_(options), file_(file), mapping_(std::move(mapping)), header_(std::move(header)) {}
 
 SegmentReader::~SegmentReader() { Detach(); }
 

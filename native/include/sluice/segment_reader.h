@@ -20,6 +20,14 @@
 
 namespace sluice {
 
+// The file a segment's path named when it was opened, by device and inode: a path may later name
+// another file, and only these tell whether it still names the one mapped.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 struct ReaderOptions {
   // How long Open waits for the segment file to appear.
   std::chrono::nanoseconds open_timeout = std::chrono::nanoseconds(0);
@@ -61,9 +69,12 @@ class SLUICE_EXPORT SegmentReader {
 
   const SegmentHeader& header() const { return header_; }
   uint32_t lane() const { return lane_; }
+  // The file mapped, from fstat of the descriptor Open mapped.
+  const FileIdentity& file() const { return file_; }
 
  private:
-  SegmentReader(const ReaderOptions& options, Mapping mapping, SegmentHeader header);
+  SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
+                SegmentHeader header);
   Status Attach(const std::string& path);
   Status CheckAttached() const;
   // The object at ring position `position`, checked against its descriptor.
@@ -71,6 +82,7 @@ class SLUICE_EXPORT SegmentReader {
   uint8_t* lane_base() const { return mapping_.data() + header_.layout.LaneOffset(lane_); }
 
   ReaderOptions options_;
+  FileIdentity file_;
   Mapping mapping_;
   SegmentHeader header_;
   uint32_t lane_ = 0;
