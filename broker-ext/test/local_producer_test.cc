@@ -1,12 +1,18 @@
 // LocalProducer against a real SegmentWriter of CHUNKS objects as the producer: the chunks
 // routed in order with their bytes, the slots given back only when every routed copy is gone,
 // the objects published before Stop or the writer's close taken, a malformed object ending the
-// producer with a message, and the segments it must refuse (docs/brokerd.md, "Local producers").
+// producer with a message, the segments it must refuse, and the file of a writer killed removed
+// unless its path names another file by then (docs/brokerd.md, "Local producers").
 #include "ingest/local_producer.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -34,19 +40,42 @@ struct ChunkRow {
   std::string payload;
 };
 
+// A producer segment's path no other test (or earlier run) uses.
+std::string NewSegmentPath() {
+  static int counter = 0;
+  return "/dev/shm/sluice-test-local-producer-" + std::to_string(getpid()) + "-" +
+         std::to_string(counter++);
+}
+
+WriterOptions ProducerOptions(const std::string& path, uint32_t slot_count = 8,
+                              ObjectKind kind = ObjectKind::kChunks) {
+  WriterOptions options;
+  options.name = path;
+  options.kind = kind;
+  options.slot_count = slot_count;
+  options.slot_size = 64 << 10;
+  options.lane_count = 2;
+  return options;
+}
+
+// Publishes one CHUNKS object of `rows`.
+Status PublishChunks(SegmentWriter& writer, const std::vector<ChunkRow>& rows) {
+  ChunksBatchBuilder builder;
+  for (const auto& row : rows) {
+    builder.Add(Chunk{row.job, row.stream, row.seq, row.eos, row.payload});
+  }
+  SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer.Acquire(5s));
+  SLUICE_ASSIGN_OR_RETURN(EncodedObject encoded,
+                          builder.Finish(slot.data, slot.capacity, slot.stores));
+  return writer.Publish(encoded).status();
+}
+
 // A producer's segment, unlinked by the writer's Close or, left over, by the destructor.
 class ProducerSegment {
  public:
-  explicit ProducerSegment(uint32_t slot_count = 8, ObjectKind kind = ObjectKind::kChunks) {
-    WriterOptions options;
-    options.name = "/dev/shm/sluice-test-local-producer-" + std::to_string(getpid()) + "-" +
-                   std::to_string(counter_++);
-    options.kind = kind;
-    options.slot_count = slot_count;
-    options.slot_size = 64 << 10;
-    options.lane_count = 2;
-    path_ = options.name;
-    auto writer = SegmentWriter::Create(options);
+  explicit ProducerSegment(uint32_t slot_count = 8, ObjectKind kind = ObjectKind::kChunks)
+      : path_(NewSegmentPath()) {
+    auto writer = SegmentWriter::Create(ProducerOptions(path_, slot_count, kind));
     EXPECT_OK(writer);
     if (writer.ok()) writer_ = writer.MoveValue();
   }
@@ -56,17 +85,7 @@ class ProducerSegment {
     unlink((path_ + ".bell").c_str());
   }
 
-  // Publishes one CHUNKS object of `rows`.
-  Status Publish(const std::vector<ChunkRow>& rows) {
-    ChunksBatchBuilder builder;
-    for (const auto& row : rows) {
-      builder.Add(Chunk{row.job, row.stream, row.seq, row.eos, row.payload});
-    }
-    SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer_->Acquire(5s));
-    SLUICE_ASSIGN_OR_RETURN(EncodedObject encoded,
-                            builder.Finish(slot.data, slot.capacity, slot.stores));
-    return writer_->Publish(encoded).status();
-  }
+  Status Publish(const std::vector<ChunkRow>& rows) { return PublishChunks(*writer_, rows); }
 
   // Publishes `length` bytes that are no Arrow IPC message, claiming one row.
   Status PublishGarbage(size_t length) {
@@ -82,10 +101,63 @@ class ProducerSegment {
   const std::string& path() const { return path_; }
 
  private:
-  static inline int counter_ = 0;
   std::string path_;
   std::unique_ptr<SegmentWriter> writer_;
 };
+
+// A producer in a forked process: it creates its segment, waits for the daemon's reader,
+// publishes `objects` and then waits to be killed, as a TaskManager killed with SIGKILL leaves
+// its segment (the child must not touch gtest). The destructor kills it if the test did not and
+// removes what it left.
+class ProducerProcess {
+ public:
+  // The writer's heartbeat stops with the process; this is how soon the reader calls it dead.
+  static constexpr auto kLivenessTimeout = 1s;
+
+  explicit ProducerProcess(const std::vector<std::vector<ChunkRow>>& objects)
+      : path_(NewSegmentPath()) {
+    pid_ = fork();
+    if (pid_ == 0) _exit(Produce(objects));
+  }
+  ~ProducerProcess() {
+    if (pid_ > 0) Kill();
+    unlink(path_.c_str());
+    unlink((path_ + ".bell").c_str());
+  }
+
+  // Kills the process with SIGKILL and reaps it: true when SIGKILL ended it, false when it had
+  // exited before (its exit code says where its producing failed).
+  bool Kill() {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  int Produce(const std::vector<std::vector<ChunkRow>>& objects) {
+    WriterOptions options = ProducerOptions(path_);
+    options.liveness_timeout = kLivenessTimeout;
+    auto writer = SegmentWriter::Create(options);
+    if (!writer.ok()) return 10;
+    if (!(*writer)->WaitForReaders(1, 10s).ok()) return 11;
+    for (const auto& rows : objects) {
+      if (!PublishChunks(**writer, rows).ok()) return 12;
+    }
+    for (;;) pause();
+  }
+
+  std::string path_;
+  pid_t pid_ = 0;
+};
+
+bool Exists(const std::string& path) {
+  struct stat info {};
+  return lstat(path.c_str(), &info) == 0;
+}
 
 // What a test sees of a producer: its metrics, the failure it reported, its inboxes.
 class LocalProducerTest : public ::testing::Test {
@@ -233,6 +305,50 @@ TEST_F(LocalProducerTest, EndsAfterTakingWhatTheWriterPublishedBeforeClosing) {
   inbox->Drain(taken);
   ASSERT_EQ(taken.size(), 3u);
   EXPECT_TRUE(taken[2].chunk->eos);
+  EXPECT_TRUE(failures().empty()) << failures()[0];
+}
+
+TEST_F(LocalProducerTest, RemovesTheSegmentOfAWriterKilledAfterTakingWhatItPublished) {
+  ProducerProcess process(
+      {{{"a", "s", 0, false, "zero"}, {"a", "s", 1, false, "one"}}, {{"a", "s", 2, true, "two"}}});
+  auto inbox = Subscribe("");
+  ASSERT_TRUE(
+      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*inbox, taken, 3));
+  ASSERT_TRUE(process.Kill()) << "the producer was alive until killed";
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  EXPECT_EQ(taken[2].record.value, "two");
+  EXPECT_TRUE(taken[2].chunk->eos);
+  EXPECT_FALSE(Exists(process.path())) << "the dead writer's segment is removed";
+  EXPECT_EQ(taken[0].record.value, "zero") << "the routed chunks still view the removed file";
+  EXPECT_TRUE(failures().empty()) << failures()[0];
+}
+
+TEST_F(LocalProducerTest, KeepsTheFileThatReplacedADeadWritersSegment) {
+  ProducerProcess process({{{"a", "s", 0, false, "zero"}}});
+  auto inbox = Subscribe("");
+  ASSERT_TRUE(
+      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  // Another file takes the segment's name while the writer is still alive.
+  const std::string other = process.path() + ".other";
+  const int fd = open(other.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  close(fd);
+  ASSERT_EQ(std::rename(other.c_str(), process.path().c_str()), 0) << std::strerror(errno);
+  struct stat replacement {};
+  ASSERT_EQ(lstat(process.path().c_str(), &replacement), 0);
+
+  ASSERT_TRUE(process.Kill());
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  struct stat after {};
+  ASSERT_EQ(lstat(process.path().c_str(), &after), 0) << "the file that replaced it stays";
+  EXPECT_EQ(after.st_ino, replacement.st_ino);
+  EXPECT_EQ(after.st_dev, replacement.st_dev);
   EXPECT_TRUE(failures().empty()) << failures()[0];
 }
 

@@ -3,7 +3,13 @@
 #include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/type.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "daemon/log.h"
@@ -52,6 +58,27 @@ std::string Describe(uint64_t id, const std::string& path) {
 Status Malformed(const ObjectView& object, const std::string& what) {
   return Status::Corrupt("object " + std::to_string(object.object_id) + " (slot " +
                          std::to_string(object.slot) + ") " + what);
+}
+
+// The reason a dead writer's segment at `path` stays, or nothing once it is removed. A writer
+// killed cannot unlink its file, which would hold the host's shared memory until reboot; the
+// daemon, its reader, is the one that learns it died (docs/brokerd.md, "Local producers"). The
+// path is removed only while it still names the file mapped: one that replaced it is not the
+// dead writer's. There is no unlink by inode; between the lstat and the unlink only the file's
+// owner (the producer's uid, checked at Start) or root may put another file under its name in
+// /dev/shm, which is sticky.
+std::optional<std::string> RemoveIfStillMapped(const std::string& path,
+                                               const FileIdentity& mapped) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return "the path names no file any more";
+    return std::string("lstat: ") + std::strerror(errno);
+  }
+  if (FileIdentity{info.st_dev, info.st_ino} != mapped) {
+    return "the path names another file than the segment read";
+  }
+  if (unlink(path.c_str()) != 0) return std::string("unlink: ") + std::strerror(errno);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -140,6 +167,8 @@ void LocalProducer::Run() {
             {{"producer", std::to_string(id_)},
              {"segment", attachment_->segment_path},
              {"reason", object.status().message()}});
+        // A writer that closed unlinked its file itself; a dead one left it behind.
+        if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment();
         break;
       }
       const std::string message = who + ": " + object.status().ToString();
@@ -161,6 +190,18 @@ void LocalProducer::Run() {
     }
   }
   ended_.store(true, std::memory_order_release);
+}
+
+void LocalProducer::RemoveDeadWritersSegment() {
+  const std::string& path = attachment_->segment_path;
+  const auto kept = RemoveIfStillMapped(path, attachment_->reader->file());
+  if (!kept) {
+    Log(LogLevel::kInfo, "dead_producer_segment_removed",
+        {{"producer", std::to_string(id_)}, {"segment", path}});
+    return;
+  }
+  Log(LogLevel::kWarn, "dead_producer_segment_kept",
+      {{"producer", std::to_string(id_)}, {"segment", path}, {"reason", *kept}});
 }
 
 Status LocalProducer::RouteObject(const ObjectView& object) {

@@ -59,7 +59,7 @@ class LocalProducer {
   // routed chunk is gone (its subscriptions took or dropped it); until then the slots stay held.
   void Stop();
   // The thread ended by itself: the writer closed the segment or died (after its objects were
-  // taken), or the producer failed (OnFailure was called).
+  // taken, and its file removed), or the producer failed (OnFailure was called).
   bool ended() const { return ended_.load(std::memory_order_acquire); }
   uint64_t id() const { return id_; }
   const std::string& topic() const;
@@ -69,6 +69,9 @@ class LocalProducer {
   LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment, LocalChunkRouter& router,
                 LocalProducerCounters counters, OnFailure on_failure);
   void Run();
+  // Removes the segment file of a writer that died, if its path still names the file mapped;
+  // logs dead_producer_segment_removed or dead_producer_segment_kept with the reason.
+  void RemoveDeadWritersSegment();
   // Routes every chunk row of the object (kCorrupt, routing none, when it is malformed).
   Status RouteObject(const ObjectView& object);
 
