@@ -133,6 +133,10 @@ public final class GenerationJob {
         }
         // Checkpoints flush the sink (at least once) and keep the scheduler's state restorable.
         env.enableCheckpointing(settings.checkpointIntervalMillis());
+        // The sink neither keeps nor changes a chunk once its write returned (Kafka's producer and
+        // the local channel copy it): without reuse Flink copies every payload between the chained
+        // source and sink (docs/generation.md, "Transports").
+        env.getConfig().enableObjectReuse();
         GenerationSourceBuilder source =
                 GenerationSource.builder().setBootstrapServers(settings.bootstrapServers());
         settings.outputLocationHosts().forEach(source::setOutputLocationHost);
