@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,27 +94,6 @@ class SluiceSourceDaemonKillIT {
         }
     }
 
-    /** The sum of a daemon metric over its labels. */
-    private static double metric(BrokerdProcess daemon, String name) throws Exception {
-        HttpResponse<String> response =
-                HttpClient.newHttpClient()
-                        .send(
-                                HttpRequest.newBuilder(
-                                                URI.create(
-                                                        "http://"
-                                                                + daemon.metricsAddress()
-                                                                + "/metrics"))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString());
-        double sum = 0;
-        for (String line : response.body().split("\n")) {
-            if (line.startsWith(name)) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
-    }
-
     // A source that never resumed would leave the job, and the iterator below, waiting forever;
     // the collect iterator does not heed an interrupt, so the timeout runs the test apart.
     @Test
@@ -182,7 +157,7 @@ class SluiceSourceDaemonKillIT {
         assertThat(seen.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey))
                 .as("records read more than once")
                 .isEmpty();
-        assertThat(metric(daemon, "sluice_records_out_total"))
+        assertThat(daemon.metric("sluice_records_out_total"))
                 .as("records the restarted daemon pushed")
                 .isPositive();
     }
