@@ -607,17 +607,19 @@ class StreamReaderIT {
                     StreamReader odd = gapReader(client, topic, "cyan", 1, 2);
                     StreamReader black = gapReader(client, topic, "black", 0, 1)) {
                 assertThat(SharedChunkSubscription.openCount()).isEqualTo(1);
-                // cyan: 0, 1 and 3 (its end); 2 is missing. black: 0 and 1, nothing held.
+                // cyan: 0 and 1, then 3 (its end) once they were read, so that the only hole the
+                // daemon can see is 2 (0 and 1 come from other partitions, which a loaded machine
+                // may fetch later than the gap timeout). black: 0 and 1, nothing held.
                 send(
                         List.of(
                                 chunk(topic, "job-g", "cyan", 0, 4, size),
                                 chunk(topic, "job-g", "cyan", 1, 4, size),
-                                chunk(topic, "job-g", "cyan", 3, 4, size),
                                 chunk(topic, "job-g", "black", 0, 3, size),
                                 chunk(topic, "job-g", "black", 1, 3, size)));
+                List<Long> evenSeqs = read(even, size, 1, new ArrayList<>());
+                List<Long> oddSeqs = read(odd, size, 1, new ArrayList<>());
+                send(List.of(chunk(topic, "job-g", "cyan", 3, 4, size)));
 
-                List<Long> evenSeqs = new ArrayList<>();
-                List<Long> oddSeqs = new ArrayList<>();
                 for (StreamGapException gap :
                         List.of(untilGap(even, size, evenSeqs), untilGap(odd, size, oddSeqs))) {
                     assertThat(gap.job()).isEqualTo("job-g");
@@ -699,6 +701,8 @@ class StreamReaderIT {
             awaitPublished(topic, chunks);
             List<Long> returnedAt = new ArrayList<>();
             List<Long> seqs = new ArrayList<>();
+            // No later than the schedule's anchor, which is the first chunk's hand-out.
+            long firstAcquireCalledAt = System.nanoTime();
             while (!reader.isEndOfStream()) {
                 try (StreamChunk chunk = reader.acquire(Duration.ofSeconds(5))) {
                     // Timed first: the first assertion may load AssertJ's classes for 80 ms.
@@ -713,10 +717,13 @@ class StreamReaderIT {
             assertThat(stats.starvationEvents()).isZero();
             assertThat(stats.targetRateBytesPerSecond()).hasValue(rate);
             // Never faster than the rate (a chunk is never handed out before it is due), and,
-            // generously, not much slower.
+            // generously, not much slower. The lower bound counts from before the first acquire:
+            // the time between the first hand-out and its return to this thread (a pause, a JIT
+            // compilation) is not the reader's to keep.
             assertThat(stats.achievedRateBytesPerSecond()).isBetween(0.7 * rate, rate * 1.000001);
-            double seconds = (returnedAt.get(chunks - 1) - returnedAt.get(0)) / 1e9;
-            assertThat(seconds).isBetween(1.99, 3.0);
+            long lastReturnedAt = returnedAt.get(chunks - 1);
+            assertThat((lastReturnedAt - firstAcquireCalledAt) / 1e9).isGreaterThanOrEqualTo(2.0);
+            assertThat((lastReturnedAt - returnedAt.get(0)) / 1e9).isLessThanOrEqualTo(3.0);
             // Real parks wake up late, by far less than an interval; the start delay had the
             // chunks after the first in hand (the dispatcher polls every 5 ms).
             assertThat(stats.latenessMaxNanos()).isPositive().isLessThan(500_000_000L);
