@@ -586,8 +586,7 @@ public final class GenerationBenchmark {
                 for (String location : launch.locations()) {
                     nodes.of(location)
                             .read(
-                                    spec.id(),
-                                    ChunkTopics.forOutputLocation(location),
+                                    spec,
                                     Math.round(launch.rate()),
                                     startDelayMillis(launch.print(), launch.rate()),
                                     spec.streams().stream()

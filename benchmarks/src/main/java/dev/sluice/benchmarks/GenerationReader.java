@@ -1,6 +1,8 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobSpecJson;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.stream.StreamReaderBuilder;
@@ -24,14 +26,16 @@ import java.util.concurrent.Future;
  * job spent its first seconds compiling (its C2 thread took half its CPU in a run of a few
  * seconds), and measured its own warm-up in every run.
  *
- * <p>Arguments: daemon socket, bootstrap servers. Then one job per line on stdin: job id, chunk
- * topic, the rate of each stream in bytes/s (0: not paced), a paced reader's start delay in
- * milliseconds, then the streams that go to this node. For each it opens a {@link StreamReader} per
- * stream, says {@code ready}, reads every stream to its end, in order, at a constant speed or as
- * fast as the chunks come, and prints its result line: the bytes and chunks read, the wall clock
- * (epoch nanoseconds, comparable across processes) of the first and the last chunk, and per stream
- * its reader's outcome: the achieved rate, the starvation events, the lateness of its chunks (p50,
- * p99, max) and the start delay it used ({@link ReadResult}). It exits at the end of stdin.
+ * <p>Arguments: daemon socket, bootstrap servers. Then one job per line on stdin: the rate of each
+ * stream in bytes/s (0: not paced), a paced reader's start delay in milliseconds, the streams that
+ * go to this node (comma-separated), then a tab and the job's spec in JSON. For each it opens a
+ * {@link StreamReader} per stream from the job's spec, as a printer's node does (which gives its
+ * topic, and where its tasks end for the delivery progress), says {@code ready}, reads every stream
+ * to its end, in order, at a constant speed or as fast as the chunks come, and prints its result
+ * line: the bytes and chunks read, the wall clock (epoch nanoseconds, comparable across processes)
+ * of the first and the last chunk, and per stream its reader's outcome: the achieved rate, the
+ * starvation events, the lateness of its chunks (p50, p99, max) and the start delay it used ({@link
+ * ReadResult}). It exits at the end of stdin.
  */
 public final class GenerationReader {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -48,7 +52,7 @@ public final class GenerationReader {
                 new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         ExecutorService threads = Executors.newCachedThreadPool();
         for (String line; (line = commands.readLine()) != null; ) {
-            System.out.println(readJob(brokerd, bootstrap, List.of(line.split(" ")), threads));
+            System.out.println(readJob(brokerd, bootstrap, line, threads));
             System.out.flush();
         }
         threads.shutdown();
@@ -56,18 +60,17 @@ public final class GenerationReader {
 
     /** One job's streams, given as a command line; returns the result line. */
     private static String readJob(
-            BrokerdClient brokerd, String bootstrap, List<String> command, ExecutorService threads)
+            BrokerdClient brokerd, String bootstrap, String command, ExecutorService threads)
             throws Exception {
-        String job = command.get(0);
-        String topic = command.get(1);
-        long rate = Long.parseLong(command.get(2));
-        Duration startDelay = Duration.ofMillis(Long.parseLong(command.get(3)));
+        String[] fieldsAndSpec = command.split("\t", 2);
+        String[] fields = fieldsAndSpec[0].split(" ");
+        long rate = Long.parseLong(fields[0]);
+        Duration startDelay = Duration.ofMillis(Long.parseLong(fields[1]));
+        JobSpec job = JobSpecJson.parse(fieldsAndSpec[1]);
         List<StreamReader> readers = new ArrayList<>();
-        for (String stream : command.subList(4, command.size())) {
+        for (String stream : fields[2].split(",")) {
             StreamReaderBuilder builder =
-                    StreamReader.builder(brokerd, job, stream)
-                            .topic(topic)
-                            .bootstrapServers(bootstrap);
+                    StreamReader.builder(brokerd, job, stream).bootstrapServers(bootstrap);
             readers.add(
                     (rate > 0 ? builder.pacing(rate).startDelay(startDelay) : builder.noPacing())
                             .open());

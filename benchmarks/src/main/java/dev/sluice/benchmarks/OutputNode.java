@@ -1,5 +1,7 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.client.job.JobSpec;
+import dev.sluice.client.job.JobSpecJson;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,7 +9,6 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,13 +76,18 @@ final class OutputNode implements AutoCloseable {
      * Hands the node a job's streams; returns once their readers are open, so the job may be
      * submitted. {@code rate}: each stream's bytes/s, 0 for as fast as the chunks come.
      */
-    void read(String job, String topic, long rate, long startDelayMillis, List<String> streams)
+    void read(JobSpec job, long rate, long startDelayMillis, List<String> streams)
             throws IOException, InterruptedException {
-        List<String> command =
-                new ArrayList<>(
-                        List.of(job, topic, Long.toString(rate), Long.toString(startDelayMillis)));
-        command.addAll(streams);
-        in.write(String.join(" ", command) + "\n");
+        in.write(
+                String.join(
+                                " ",
+                                Long.toString(rate),
+                                Long.toString(startDelayMillis),
+                                String.join(",", streams))
+                        + "\t"
+                        // On one line: JSON escapes the line breaks inside its strings.
+                        + JobSpecJson.write(job).replace('\n', ' ')
+                        + "\n");
         in.flush();
         String line = nextLine();
         if (!"ready".equals(line)) {

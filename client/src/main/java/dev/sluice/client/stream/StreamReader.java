@@ -67,10 +67,11 @@ import java.util.Objects;
  * <p><b>Delivery progress.</b> With {@link StreamReaderBuilder#bootstrapServers}, the reader
  * publishes its {@link DeliveryProgress} on the progress topic (default {@value
  * DeliveryProgress#DEFAULT_TOPIC}), at most every {@link StreamReaderBuilder#progressInterval} (100
- * ms) and at once at the end of the stream, so the generation side can bound the bytes it has in
- * flight; also at once after its daemon subscription was renewed, with {@link
- * DeliveryProgress#resubscribed()} set, so that the scheduler computes again the chunks a local
- * producer handed the daemon that were lost with it (docs/stream-reader.md, "Delivery progress").
+ * ms), sooner when a generation task was delivered, and at once at the end of the stream, so the
+ * generation side can bound the bytes it has in flight; also at once after its daemon subscription
+ * was renewed, with {@link DeliveryProgress#resubscribed()} set, so that the scheduler computes
+ * again the chunks a local producer handed the daemon that were lost with it
+ * (docs/stream-reader.md, "Delivery progress").
  *
  * <p>Not thread-safe: one thread acquires and releases. {@link #stats()} may be called from any
  * thread.

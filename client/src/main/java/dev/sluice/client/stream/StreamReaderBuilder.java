@@ -164,7 +164,12 @@ public final class StreamReaderBuilder {
         return this;
     }
 
-    /** At most one progress record per interval (and one at the end); 100 ms by default. */
+    /**
+     * At most one progress record per interval (and one at the end); 100 ms by default. Built from
+     * a job spec, the reader sends one sooner when it was delivered a task's last chunk: a producer
+     * waits for that before it gets the stream's next task (docs/stream-reader.md, "Delivery
+     * progress").
+     */
     public StreamReaderBuilder progressInterval(Duration interval) {
         this.progressInterval = Objects.requireNonNull(interval, "interval");
         return this;
@@ -230,7 +235,12 @@ public final class StreamReaderBuilder {
             ProgressReporter reporter =
                     producer == null
                             ? null
-                            : new ProgressReporter(producer, progressTopic, Duration.ofSeconds(5));
+                            : new ProgressReporter(
+                                    producer,
+                                    progressTopic,
+                                    progressInterval,
+                                    settings.chunksPerTask(),
+                                    Duration.ofSeconds(5));
             source =
                     SharedChunkSubscription.join(
                             new SharedChunkSubscription.Key(
@@ -264,9 +274,7 @@ public final class StreamReaderBuilder {
                 // before the timer starts, so that its first tick sends it: set after, a tick
                 // that ran first found nothing, and the record waited a whole interval.
                 reporter.update(reader.progress());
-                reporter.start(
-                        progressInterval,
-                        job + "/" + stream + (readerCount > 1 ? "#" + readerIndex : ""));
+                reporter.start(job + "/" + stream + (readerCount > 1 ? "#" + readerIndex : ""));
             }
             return reader;
         } catch (IOException | RuntimeException e) {
@@ -289,7 +297,12 @@ public final class StreamReaderBuilder {
         return new SimpleStreamReader(open());
     }
 
-    record Settings(String topic, long rate, long slotSize, long startDelayNanos) {}
+    /**
+     * @param chunksPerTask where the stream's generation tasks end (docs/generation.md, "Tasks and
+     *     chunks"), from the job spec; 0 without one
+     */
+    record Settings(
+            String topic, long rate, long slotSize, long startDelayNanos, long chunksPerTask) {}
 
     Settings check() {
         DeliveryProgressCodec.checkName("job", job);
@@ -298,6 +311,7 @@ public final class StreamReaderBuilder {
         long chunkSize = StreamSpec.DEFAULT_CHUNK_SIZE_BYTES;
         OptionalLong jobRate = OptionalLong.empty();
         long taskBytes = 0;
+        long chunksPerTask = 0;
         if (jobSpec != null) {
             StreamSpec spec =
                     jobSpec.stream(stream)
@@ -322,6 +336,7 @@ public final class StreamReaderBuilder {
             jobRate = spec.rateBytesPerSecond();
             // A stream shorter than a task is one task.
             taskBytes = Math.min(jobSpec.taskSizeBytes(), spec.sizeBytes());
+            chunksPerTask = (jobSpec.taskSizeBytes() + chunkSize - 1) / chunkSize;
         }
         if (chunkTopic == null) {
             throw new IllegalArgumentException(
@@ -356,7 +371,8 @@ public final class StreamReaderBuilder {
             }
         }
         long size = slotSize > 0 ? slotSize : roundUp64(chunkSize + SLOT_OVERHEAD);
-        return new Settings(chunkTopic, paced, size, startDelayNanos(paced, taskBytes, jobRate));
+        return new Settings(
+                chunkTopic, paced, size, startDelayNanos(paced, taskBytes, jobRate), chunksPerTask);
     }
 
     /**

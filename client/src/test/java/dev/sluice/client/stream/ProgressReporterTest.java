@@ -12,14 +12,25 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * What goes to the progress topic, tick by tick (the timer is left out: {@code tick()} is what it
- * calls). Kafka's own MockProducer records what was sent; the real topic is ProgressIT's.
+ * What goes to the progress topic, tick by tick on a fake clock (the timer is left out: {@code
+ * tick()} is what it calls), then with the timer's thread. Kafka's own MockProducer records what
+ * was sent; the real topic is ProgressIT's.
  */
 class ProgressReporterTest {
+    private static final Duration INTERVAL = Duration.ofMillis(100);
+    private static final long SPACING = ProgressReporter.TASK_SPACING.toNanos();
+    private static final long CHUNKS_PER_TASK = 4;
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(1);
+
     private final MockProducer<byte[], byte[]> producer =
             new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-    private final ProgressReporter reporter =
-            new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1));
+    private final FakeClock clock = new FakeClock();
+    private final ProgressReporter reporter = reporter(producer);
+
+    private ProgressReporter reporter(MockProducer<byte[], byte[]> to) {
+        return new ProgressReporter(
+                to, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
+    }
 
     private static DeliveryProgress at(long seq, boolean eos) {
         return new DeliveryProgress("job-1", "cyan", 0, 1, seq, (seq + 1) * 10, eos);
@@ -34,12 +45,14 @@ class ProgressReporterTest {
     @Test
     void sendsOnlyTheLatestProgressOfEachIntervalAndNothingWhenUnchanged() {
         reporter.update(at(-1, false));
-        reporter.tick();
+        assertThat(reporter.tick()).isZero();
+        clock.advance(INTERVAL.toNanos());
         reporter.update(at(0, false));
         reporter.update(at(1, false));
         reporter.update(at(2, false));
         reporter.tick();
-        reporter.tick(); // nothing new
+        clock.advance(INTERVAL.toNanos());
+        assertThat(reporter.tick()).as("nothing new").isZero();
 
         assertThat(sent()).containsExactly(at(-1, false), at(2, false));
         ProducerRecord<byte[], byte[]> first = producer.history().get(0);
@@ -49,17 +62,64 @@ class ProgressReporterTest {
     }
 
     @Test
+    void aChangeWithinTheIntervalWaitsForItsEndAndSaysHowLong() {
+        reporter.update(at(0, false));
+        reporter.tick();
+        clock.advance(30_000_000);
+        reporter.update(at(1, false));
+
+        assertThat(reporter.tick()).isEqualTo(INTERVAL.toNanos() - 30_000_000);
+        clock.advance(INTERVAL.toNanos() - 30_000_001);
+        assertThat(reporter.tick()).isEqualTo(1);
+        assertThat(sent()).containsExactly(at(0, false));
+        clock.advance(1);
+        assertThat(reporter.tick()).isZero();
+        assertThat(sent()).containsExactly(at(0, false), at(1, false));
+    }
+
+    @Test
+    void aDeliveredTaskGoesOutAfterTheTaskSpacingNotTheInterval() {
+        reporter.update(at(-1, false));
+        reporter.tick();
+        // seqs 0 to 2: the first task (4 chunks) is not done yet.
+        reporter.update(at(2, false));
+        clock.advance(SPACING);
+        assertThat(reporter.tick()).isEqualTo(INTERVAL.toNanos() - SPACING);
+
+        // seq 3 ends it: due once the spacing since the last record is over.
+        reporter.update(at(3, false));
+        assertThat(reporter.tick()).isZero();
+        reporter.update(at(4, false));
+        reporter.update(at(7, false));
+        clock.advance(SPACING - 1);
+        assertThat(reporter.tick()).as("the second task, within the spacing").isEqualTo(1);
+        clock.advance(1);
+        reporter.tick();
+        assertThat(sent()).containsExactly(at(-1, false), at(3, false), at(7, false));
+    }
+
+    @Test
+    void withoutTaskBoundariesOnlyTheIntervalApplies() {
+        ProgressReporter unknown =
+                new ProgressReporter(
+                        producer, "sluice.progress", INTERVAL, 0, CLOSE_TIMEOUT, clock);
+        unknown.update(at(-1, false));
+        unknown.tick();
+        unknown.update(at(3, false));
+        clock.advance(SPACING);
+        assertThat(unknown.tick()).isEqualTo(INTERVAL.toNanos() - SPACING);
+        assertThat(sent()).containsExactly(at(-1, false));
+    }
+
+    @Test
     void unchangedProgressGoesOutAgainEachHeartbeatSoAWaitingReaderIsSeenAlive() {
-        FakeClock clock = new FakeClock();
-        ProgressReporter beating =
-                new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1), clock);
-        beating.update(at(5, false));
-        beating.tick();
+        reporter.update(at(5, false));
+        reporter.tick();
         clock.advance(ProgressReporter.HEARTBEAT.toNanos() - 1);
-        beating.tick();
+        reporter.tick();
         assertThat(sent()).containsExactly(at(5, false));
         clock.advance(1);
-        beating.tick();
+        reporter.tick();
         assertThat(sent()).containsExactly(at(5, false), at(5, false));
     }
 
@@ -75,19 +135,17 @@ class ProgressReporterTest {
 
     @Test
     void aRenewalGoesOutAtOnceFlaggedOnTheLatestProgressAndTheNextRecordClearsIt() {
-        FakeClock clock = new FakeClock();
-        ProgressReporter renewed =
-                new ProgressReporter(producer, "sluice.progress", Duration.ofSeconds(1), clock);
-        renewed.update(at(4, false));
-        renewed.tick();
+        reporter.update(at(4, false));
+        reporter.tick();
 
-        // Unchanged progress within a heartbeat: a renewal sends it again, flagged, at once.
-        renewed.resubscribed();
+        // Unchanged progress within the interval: a renewal sends it again, flagged, at once.
+        reporter.resubscribed();
         assertThat(sent()).containsExactly(at(4, false), at(4, false).withResubscribed(true));
 
-        renewed.update(at(5, false));
-        renewed.tick();
-        renewed.tick();
+        clock.advance(INTERVAL.toNanos());
+        reporter.update(at(5, false));
+        reporter.tick();
+        reporter.tick();
         assertThat(sent())
                 .containsExactly(at(4, false), at(4, false).withResubscribed(true), at(5, false));
         assertThat(producer.history().get(1).value()[0])
@@ -112,7 +170,7 @@ class ProgressReporterTest {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(
                         false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        ProgressReporter failing = new ProgressReporter(manual, "p", Duration.ofSeconds(1));
+        ProgressReporter failing = reporter(manual);
         failing.update(at(2, false));
         failing.resubscribed();
         manual.errorNext(new KafkaException("broker gone"));
@@ -131,15 +189,38 @@ class ProgressReporterTest {
     }
 
     @Test
-    void aRenewalIsSentByTheTimerThreadWithoutWaitingForTheInterval() {
-        reporter.update(at(0, false));
-        reporter.start(Duration.ofHours(1), "job-1/cyan");
+    void theTimerThreadSendsTheFirstRecordAtOnceAndADeliveredTaskWithoutCallsFromTheReader() {
+        ProgressReporter timed =
+                new ProgressReporter(
+                        producer, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+        timed.update(at(0, false));
+        timed.start("job-1/cyan");
         awaitSent(1);
 
-        reporter.resubscribed();
+        // The first task's last chunk: sent by the timer without a call from the reader.
+        timed.update(at(3, false));
+        awaitSent(2);
+        assertThat(sent()).containsExactly(at(0, false), at(3, false));
+        timed.close();
+    }
+
+    @Test
+    void aRenewalIsSentByTheTimerThreadWithoutWaitingForTheInterval() {
+        ProgressReporter timed =
+                new ProgressReporter(
+                        producer,
+                        "sluice.progress",
+                        Duration.ofHours(1),
+                        CHUNKS_PER_TASK,
+                        CLOSE_TIMEOUT);
+        timed.update(at(0, false));
+        timed.start("job-1/cyan");
+        awaitSent(1);
+
+        timed.resubscribed();
         awaitSent(2);
         assertThat(sent()).containsExactly(at(0, false), at(0, false).withResubscribed(true));
-        reporter.close();
+        timed.close();
     }
 
     /** Polls the producer's history until it holds {@code count} records, for up to 10 s. */
@@ -157,19 +238,24 @@ class ProgressReporterTest {
         reporter.tick();
         reporter.update(at(5, false));
 
+        // Within the interval: close does not wait for it.
         reporter.close();
 
         assertThat(sent()).containsExactly(at(0, false), at(5, false));
         assertThat(producer.closed()).isTrue();
         reporter.update(at(6, false));
+        clock.advance(INTERVAL.toNanos());
         reporter.tick();
         assertThat(sent()).hasSize(2);
     }
 
     @Test
     void closeEndsTheTimerThreadBeforeItReturns() {
-        reporter.update(at(0, false));
-        reporter.start(Duration.ofMillis(5), "job-1/cyan");
+        ProgressReporter timed =
+                new ProgressReporter(
+                        producer, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+        timed.update(at(0, false));
+        timed.start("job-1/cyan");
         Thread timer =
                 Thread.getAllStackTraces().keySet().stream()
                         .filter(t -> t.getName().equals("sluice-progress-job-1/cyan"))
@@ -177,7 +263,7 @@ class ProgressReporterTest {
                         .orElseThrow();
         assertThat(timer.isDaemon()).isTrue();
 
-        reporter.close();
+        timed.close();
 
         // The thread ends with its reader (docs/architecture.md, "Threads").
         assertThat(timer.isAlive()).isFalse();
@@ -189,10 +275,11 @@ class ProgressReporterTest {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(
                         false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        ProgressReporter failing = new ProgressReporter(manual, "p", Duration.ofSeconds(1));
+        ProgressReporter failing = reporter(manual);
         failing.update(at(0, false));
         failing.tick();
         manual.errorNext(new KafkaException("broker gone"));
+        clock.advance(INTERVAL.toNanos());
         failing.update(at(1, false));
         failing.tick();
         manual.completeNext();

@@ -129,15 +129,15 @@ class StreamReaderBuilderTest {
                 .isEqualTo(
                         "Settings[topic=sluice.chunks.printer-1, rate=4000000, slotSize="
                                 + ((256 << 10) + (64 << 10))
-                                + ", startDelayNanos=262144000]");
+                                + ", startDelayNanos=262144000, chunksPerTask=4]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).share(1, 4).check())
                 .hasToString(
                         "Settings[topic=sluice.chunks.printer-1, rate=1000000, slotSize=327680,"
-                                + " startDelayNanos=262144000]");
+                                + " startDelayNanos=262144000, chunksPerTask=4]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).noPacing().check())
                 .hasToString(
                         "Settings[topic=sluice.chunks.printer-1, rate=0, slotSize=327680,"
-                                + " startDelayNanos=0]");
+                                + " startDelayNanos=0, chunksPerTask=4]");
         assertThat(
                         StreamReader.builder(BROKERD, JOB, "magenta")
                                 .partitions(1)
@@ -146,7 +146,8 @@ class StreamReaderBuilderTest {
                                 .check())
                 .hasToString(
                         "Settings[topic=mine, rate=7, slotSize=1114112,"
-                                + " startDelayNanos=149796571428571]");
+                                + " startDelayNanos=149796571428571, chunksPerTask=1]");
+        assertThat(reader().check().chunksPerTask()).as("no job spec: no task boundaries").isZero();
         assertThatThrownBy(() -> StreamReader.builder(BROKERD, JOB, "yellow").partitions(1).open())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stream = yellow: job job-1 has no such stream (it has cyan, magenta)");
