@@ -76,11 +76,27 @@ public abstract sealed class BatchEncoder implements AutoCloseable
             throws IOException, TimeoutException {
         long id =
                 rows == 0
-                        ? writer.write(root, -1, -1, -1, timeout)
+                        ? writer.write(this::writeTo, 0, -1, -1, -1, timeout)
                         : writer.write(
-                                root, objectPartition(), firstOffset(), lastOffset(), timeout);
+                                this::writeTo,
+                                rows,
+                                objectPartition(),
+                                firstOffset(),
+                                lastOffset(),
+                                timeout);
         clear();
         return id;
+    }
+
+    /**
+     * Serializes the batch into a slot the caller claimed, as one encapsulated IPC record-batch
+     * message ({@link WritableSlot#write}), without clearing it.
+     *
+     * @return the message's length, to pass to {@link SegmentWriter#publish}
+     * @throws SegmentException if the message does not fit in the slot
+     */
+    public int writeTo(WritableSlot slot) throws IOException {
+        return slot.write(root);
     }
 
     /** Drops the rows, keeping the allocated buffers for the next batch. */

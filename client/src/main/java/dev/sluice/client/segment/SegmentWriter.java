@@ -460,6 +460,35 @@ public final class SegmentWriter implements AutoCloseable {
             long lastOffset,
             Duration timeout)
             throws IOException, TimeoutException {
+        return write(
+                slot -> slot.write(root),
+                root.getRowCount(),
+                partition,
+                firstOffset,
+                lastOffset,
+                timeout);
+    }
+
+    /** Fills a claimed slot with one object. */
+    interface SlotFill {
+        /**
+         * @return the object's length
+         */
+        int fill(WritableSlot slot) throws IOException;
+    }
+
+    /**
+     * As {@link #write(VectorSchemaRoot, int, long, long, Duration)}, the slot filled by {@code
+     * fill}.
+     */
+    long write(
+            SlotFill fill,
+            int recordCount,
+            int partition,
+            long firstOffset,
+            long lastOffset,
+            Duration timeout)
+            throws IOException, TimeoutException {
         WritableSlot slot = claim(timeout);
         if (slot == null) {
             throw new TimeoutException(
@@ -470,12 +499,12 @@ public final class SegmentWriter implements AutoCloseable {
         }
         int length;
         try {
-            length = slot.write(root);
+            length = fill.fill(slot);
         } catch (IOException | RuntimeException e) {
             abandon(slot);
             throw e;
         }
-        return publish(slot, length, root.getRowCount(), partition, firstOffset, lastOffset);
+        return publish(slot, length, recordCount, partition, firstOffset, lastOffset);
     }
 
     private void checkHeld(WritableSlot slot) {

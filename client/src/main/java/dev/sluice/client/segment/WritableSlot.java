@@ -4,6 +4,7 @@ import dev.sluice.client.annotation.PublicEvolving;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
+import java.util.function.Function;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.WriteChannel;
@@ -47,9 +48,17 @@ public final class WritableSlot {
      * @throws SegmentException if the message does not fit in the slot
      */
     public int write(VectorSchemaRoot root) throws IOException {
+        return write(root, WriteChannel::new);
+    }
+
+    /**
+     * As {@link #write(VectorSchemaRoot)}, through the channel {@code channel} makes of the slot.
+     */
+    int write(VectorSchemaRoot root, Function<WritableByteChannel, WriteChannel> channel)
+            throws IOException {
         ByteBuffer target = buffer().clear();
         try (ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch()) {
-            MessageSerializer.serialize(new WriteChannel(new SlotChannel(target)), batch);
+            MessageSerializer.serialize(channel.apply(new SlotChannel(target)), batch);
         }
         return target.position();
     }

@@ -208,7 +208,7 @@ public final class LocalChunkChannel implements AutoCloseable {
         ChunkRecords.checkNames(job, stream, outputLocation, seq);
         Objects.requireNonNull(payload, "payload");
         String key = InFlightAccounting.key(job, stream);
-        encoder.add(job, stream, seq, eos, payload);
+        encoder.addReferenced(job, stream, seq, eos, payload);
         try {
             publish(
                     key,
@@ -230,7 +230,7 @@ public final class LocalChunkChannel implements AutoCloseable {
             }
             int length;
             try {
-                length = slot.write(encoder.root());
+                length = encoder.writeTo(slot);
             } catch (SegmentException e) {
                 writer.abandon(slot);
                 grow(e, chunk);

@@ -83,11 +83,14 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
         int size = task.streamSpec().chunkSizeBytes();
         long start = (long) index * size;
         int length = (int) Math.min(size, task.length() - start);
-        byte[] payload = bytes.readNBytes(length);
-        if (payload.length < length) {
+        // Read in place: readNBytes(length) gathers 8 KiB pieces and copies them into the array it
+        // returns, a second copy of every byte and twice the allocation.
+        byte[] payload = new byte[length];
+        int read = bytes.readNBytes(payload, 0, length);
+        if (read < length) {
             throw new IOException(
                     "the generator gave "
-                            + (start + payload.length)
+                            + (start + read)
                             + " of the task's "
                             + task.length()
                             + " bytes");
