@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 from content import value
+from sluice import progress as progress_module
 from sluice.progress import decode
 from sluice import (BrokerdClient, BrokerdError, BrokerdUnavailable, ErrorCode, StreamGapError,
                     StreamReader)
@@ -133,6 +134,50 @@ def test_a_wrong_socket_path_says_which_path_and_what_to_set(tmp_path):
         BrokerdClient(missing).subscribe_records("py.records", 1)
 
 
+def _progress_records(client, topic, until, what):
+    """The progress records on ``topic`` read through the daemon, from the first, once
+    ``until(records)`` holds (for up to 30 s)."""
+    with client.subscribe_records(topic, 1) as progress:
+        records = []
+        deadline = time.monotonic() + 30
+        while not records or not until(records):
+            assert time.monotonic() < deadline, f"no {what} in {records}"
+            batch = progress.poll(1.0)
+            if batch is not None:
+                with batch:
+                    rows = batch.record_batch.select(["key", "value"]).to_pylist()
+                    records += [decode(r["key"], r["value"]) for r in rows]
+        return records
+
+
+def test_a_delivered_task_is_reported_without_waiting_for_the_interval(cluster, client,
+                                                                        monkeypatch):
+    cluster.command("topic", "py.tasks", 2)
+    cluster.command("topic", "py.task-progress", 1)
+    cluster.command("chunks", "py.tasks", "job-4", "black", 12, 500, 2)
+    # An interval of a minute and no heartbeat: only the first record, a delivered task and the
+    # end go out.
+    monkeypatch.setattr(progress_module, "HEARTBEAT_S", 3600.0)
+    with StreamReader(client, "py.tasks", "job-4", "black", partitions=2,
+                      bootstrap_servers=cluster.bootstrap_servers,
+                      progress_topic="py.task-progress", progress_interval=60.0,
+                      chunks_per_task=3) as black:
+        for seq in range(5):
+            with black.acquire(10.0) as chunk:
+                assert chunk.seq == seq
+        # Seqs 0 to 4 read: the first task (0 to 2) is delivered, and its record goes out now,
+        # carrying the latest progress.
+        reports = _progress_records(client, "py.task-progress", lambda r: len(r) >= 2,
+                                    "record after the first")
+        assert reports[0].delivered_seq == -1
+        assert 2 <= reports[1].delivered_seq <= 4
+        assert [chunk.seq for chunk in black] == list(range(5, 12))
+    reports = _progress_records(client, "py.task-progress", lambda r: r[-1].end_of_stream,
+                                "end of stream")
+    assert [r.delivered_seq for r in reports] == sorted(r.delivered_seq for r in reports)
+    assert reports[-1].delivered_seq == 11
+
+
 def test_the_reader_reports_its_delivery_progress_to_the_end(cluster, client):
     cluster.command("topic", "py.progressed", 2)
     cluster.command("topic", "py.progress", 1)
@@ -142,17 +187,8 @@ def test_the_reader_reports_its_delivery_progress_to_the_end(cluster, client):
                       progress_topic="py.progress") as yellow:
         assert [chunk.seq for chunk in yellow] == list(range(12))
     # Read back through the daemon: the records a scheduler would read.
-    with client.subscribe_records("py.progress", 1) as progress:
-        records = []
-        deadline = time.monotonic() + 30
-        while not records or not decode(records[-1][0], records[-1][1]).end_of_stream:
-            assert time.monotonic() < deadline, f"no end of stream in {records}"
-            batch = progress.poll(1.0)
-            if batch is not None:
-                with batch:
-                    rows = batch.record_batch.select(["key", "value"]).to_pylist()
-                    records += [(r["key"], r["value"]) for r in rows]
-    reports = [decode(key, value) for key, value in records]
+    reports = _progress_records(client, "py.progress", lambda r: r[-1].end_of_stream,
+                                "end of stream")
     assert reports[0].delivered_seq == -1 and not reports[0].end_of_stream
     assert [r.delivered_seq for r in reports] == sorted(r.delivered_seq for r in reports)
     assert (reports[-1].delivered_seq, reports[-1].delivered_bytes) == (11, 12 * 500)

@@ -2,9 +2,12 @@
 generation job's scheduler sees the reader and its sink bounds what it has in flight.
 
 The record's codec, and :class:`ProgressReporter`, the Python twin of the Java one: the latest
-progress every ``interval`` if it changed, again every second if it did not (a heartbeat: the
-scheduler aborts a job whose reader falls silent), and the end of the stream at once. It sends
-with ``kafka-python`` (the ``progress`` extra), a pure-Python Kafka client.
+progress at most every ``interval`` if it changed; sooner, at most every 5 ms, once the reader was
+delivered the last chunk of a generation task (given ``chunks_per_task``: a producer gets a
+stream's next task only once its progress says a task was delivered, docs/stream-reader.md,
+"Delivery progress"); again every second if it did not change (a heartbeat: the scheduler aborts a
+job whose reader falls silent); and the end of the stream at once. It sends with ``kafka-python``
+(the ``progress`` extra), a pure-Python Kafka client.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ END_OF_STREAM = 1
 RESUBSCRIBED = 2
 DEFAULT_TOPIC = "sluice.progress"
 HEARTBEAT_S = 1.0
+TASK_SPACING_S = 0.005  # the least time between two records that each tell of a delivered task
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,128}\Z")
 _LOG = logging.getLogger(__name__)
 
@@ -118,53 +122,80 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
 
 
 class ProgressReporter:
-    """Publishes one reader's progress from a thread of its own (``interval``, 0.1 s)."""
+    """Publishes one reader's progress from a thread of its own (``interval``, 0.1 s).
+    ``chunks_per_task``: where the stream's generation tasks end, task ``t`` starting at ``seq = t
+    × chunks_per_task`` (docs/generation.md, "Tasks and chunks"); 0 when unknown."""
 
     def __init__(self, bootstrap_servers: str, topic: str = DEFAULT_TOPIC,
-                 interval: float = 0.1):
+                 interval: float = 0.1, chunks_per_task: int = 0):
         try:
             from kafka import KafkaProducer
         except ImportError:
             raise ImportError("delivery progress needs kafka-python: pip install 'sluice[progress]'"
                               ) from None
+        if chunks_per_task < 0:
+            raise ValueError(f"chunks_per_task = {chunks_per_task}: must be 0 (unknown) or more")
         self.topic = topic
         self.producer = KafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=0)
         self.interval = interval
+        self.chunks_per_task = chunks_per_task
         self.lock = threading.Lock()
         self.latest: Optional[DeliveryProgress] = None
         self.last_sent: Optional[DeliveryProgress] = None
         self.last_sent_at = 0.0
+        self.last_sent_tasks = 0
         self.failures = 0
         self.wake = threading.Event()
         self.closed = False
         self.thread = threading.Thread(target=self._run, name="sluice-progress", daemon=True)
         self.thread.start()
 
+    def _tasks(self, progress: DeliveryProgress) -> int:
+        """How many of the stream's tasks ``progress`` tells delivered; 0 if unknown."""
+        if self.chunks_per_task == 0:
+            return 0
+        return (progress.delivered_seq + 1) // self.chunks_per_task
+
     def update(self, progress: DeliveryProgress) -> None:
-        """The reader's newest progress; the end of the stream goes out at once."""
+        """The reader's newest progress; the end of the stream and a delivered task wake the
+        thread, which sends them when they are due."""
         with self.lock:
             self.latest = progress
-        if progress.end_of_stream:
+            delivered_task = self._tasks(progress) > self.last_sent_tasks
+        if progress.end_of_stream or delivered_task:
             self.wake.set()
 
     def _run(self) -> None:
+        wait = self.interval
         while not self.closed:
-            self.wake.wait(self.interval)
+            self.wake.wait(wait)
             self.wake.clear()
-            self.tick()
+            wait = self.tick() or self.interval
 
-    def tick(self) -> None:
+    def tick(self) -> float:
+        """Sends the latest progress if it is due; returns how long a change must still wait to
+        be due, in seconds, 0 if nothing waits."""
         with self.lock:
             progress, now = self.latest, time.monotonic()
-            if progress is None or (progress == self.last_sent
-                                    and now - self.last_sent_at < HEARTBEAT_S):
-                return
-            self.last_sent, self.last_sent_at = progress, now
+            if progress is None:
+                return 0.0
+            changed = progress != self.last_sent
+            since = now - self.last_sent_at
+            tasks = self._tasks(progress)
+            spacing = (min(self.interval, TASK_SPACING_S) if tasks > self.last_sent_tasks
+                       else self.interval)
+            due = ((changed and (self.last_sent is None or progress.end_of_stream
+                                 or since >= spacing))
+                   or since >= HEARTBEAT_S)
+            if not due:
+                return spacing - since if changed else 0.0
+            self.last_sent, self.last_sent_at, self.last_sent_tasks = progress, now, tasks
         try:
             self.producer.send(self.topic, key=progress.key, value=encode(progress)).add_errback(
                 self._failed)
         except Exception as e:  # the producer refused before sending (metadata, closed)
             self._failed(e)
+        return 0.0
 
     def _failed(self, error) -> None:
         # The next record carries the same, newer: log the first failure and every 100th.

@@ -109,13 +109,17 @@ class StreamReader:
     largest chunk plus its Arrow framing (the default 2 MiB holds 1 MiB chunks).
     ``bootstrap_servers``: the reader reports its delivery progress to ``progress_topic`` with
     kafka-python (the ``progress`` extra), as the Java reader does, so that a generation job's
-    scheduler sees it; without it, nothing is reported.
+    scheduler sees it; without it, nothing is reported. It goes out at most every
+    ``progress_interval`` seconds, and sooner once a generation task was delivered when
+    ``chunks_per_task`` says where tasks end (the job's ``ceil(taskSizeBytes / chunkSizeBytes)``,
+    docs/stream-reader.md, "Delivery progress").
     """
 
     def __init__(self, client: BrokerdClient, topic: str, job: str, stream: str,
                  partitions: int = 0, *, local_leaders: bool = False, slot_count: int = 16,
                  slot_size: int = 2 << 20, reorder_window_bytes: int = 0,
-                 bootstrap_servers: Optional[str] = None, progress_topic: str = DEFAULT_TOPIC):
+                 bootstrap_servers: Optional[str] = None, progress_topic: str = DEFAULT_TOPIC,
+                 progress_interval: float = 0.1, chunks_per_task: int = 0):
         self.job = job
         self.stream = stream
         self.subscription: Subscription = client.subscribe_chunks(
@@ -127,7 +131,8 @@ class StreamReader:
         self._released_ahead: dict = {}
         if bootstrap_servers is not None:
             try:
-                self.progress = ProgressReporter(bootstrap_servers, progress_topic)
+                self.progress = ProgressReporter(bootstrap_servers, progress_topic,
+                                                 progress_interval, chunks_per_task)
             except BaseException:
                 self.subscription.close()
                 raise
