@@ -10,8 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "chunk_objects.h"
 #include "daemon_connection.h"
-#include "sluice/batch_builder.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
@@ -53,19 +53,9 @@ class DaemonLocalProducerTest : public DaemonConnectionTest {
 
   // Publishes one object of the stream's chunks `seqs`.
   static void Publish(SegmentWriter& writer, const std::vector<uint64_t>& seqs) {
-    ChunksBatchBuilder builder;
-    const std::vector<std::string> payloads = [&] {
-      std::vector<std::string> all;
-      for (uint64_t seq : seqs) all.push_back(Payload(seq));
-      return all;
-    }();
-    for (size_t i = 0; i < seqs.size(); ++i) {
-      builder.Add(Chunk{kJob, kStream, seqs[i], false, payloads[i]});
-    }
-    ASSERT_OK_AND_ASSIGN(SlotBuffer slot, writer.Acquire(10s));
-    ASSERT_OK_AND_ASSIGN(EncodedObject object,
-                         builder.Finish(slot.data, slot.capacity, slot.stores));
-    ASSERT_OK(writer.Publish(object).status());
+    std::vector<ChunkRow> rows;
+    for (uint64_t seq : seqs) rows.push_back({kJob, kStream, seq, false, Payload(seq)});
+    ASSERT_OK(PublishChunks(writer, rows));
   }
 
   // A chunk record of the stream, through Kafka.

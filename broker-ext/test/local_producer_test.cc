@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "chunk_objects.h"
 #include "gtest_util.h"
-#include "sluice/batch_builder.h"
 #include "sluice/random_name.h"
 #include "sluice/segment_writer.h"
 
@@ -31,14 +31,6 @@ using sluice::testing::Eventually;
 
 constexpr char kTopic[] = "sluice.chunks.here";
 constexpr uint64_t kProducerId = 41;
-
-struct ChunkRow {
-  std::string job;
-  std::string stream;
-  uint64_t seq;
-  bool eos;
-  std::string payload;
-};
 
 // A producer segment's path no other test (or earlier run) uses.
 std::string NewSegmentPath() {
@@ -56,18 +48,6 @@ WriterOptions ProducerOptions(const std::string& path, uint32_t slot_count = 8,
   options.slot_size = 64 << 10;
   options.lane_count = 2;
   return options;
-}
-
-// Publishes one CHUNKS object of `rows`.
-Status PublishChunks(SegmentWriter& writer, const std::vector<ChunkRow>& rows) {
-  ChunksBatchBuilder builder;
-  for (const auto& row : rows) {
-    builder.Add(Chunk{row.job, row.stream, row.seq, row.eos, row.payload});
-  }
-  SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer.Acquire(5s));
-  SLUICE_ASSIGN_OR_RETURN(EncodedObject encoded,
-                          builder.Finish(slot.data, slot.capacity, slot.stores));
-  return writer.Publish(encoded).status();
 }
 
 // A producer's segment, unlinked by the writer's Close or, left over, by the destructor.
@@ -322,8 +302,32 @@ TEST_F(LocalProducerTest, RemovesTheSegmentOfAWriterKilledAfterTakingWhatItPubli
   EXPECT_EQ(taken[2].record.value, "two");
   EXPECT_TRUE(taken[2].chunk->eos);
   EXPECT_FALSE(Exists(process.path())) << "the dead writer's segment is removed";
+  EXPECT_FALSE(Exists(process.path() + ".bell")) << "and its doorbell socket";
   EXPECT_EQ(taken[0].record.value, "zero") << "the routed chunks still view the removed file";
   EXPECT_TRUE(failures().empty()) << failures()[0];
+}
+
+TEST_F(LocalProducerTest, KeepsAFileThatReplacedADeadWritersDoorbell) {
+  ProducerProcess process({{{"a", "s", 0, true, "zero"}}});
+  auto inbox = Subscribe("");
+  ASSERT_TRUE(
+      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  // A regular file takes the doorbell's name while the writer is still alive.
+  const std::string bell = process.path() + ".bell";
+  const std::string other = bell + ".other";
+  const int fd = open(other.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  close(fd);
+  ASSERT_EQ(std::rename(other.c_str(), bell.c_str()), 0) << std::strerror(errno);
+  ASSERT_TRUE(process.Kill()) << "the producer was alive until killed";
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  EXPECT_FALSE(Exists(process.path())) << "the dead writer's segment is removed";
+  struct stat info {};
+  ASSERT_EQ(lstat(bell.c_str(), &info), 0) << "a file that is not its socket is kept";
+  EXPECT_TRUE(S_ISREG(info.st_mode));
 }
 
 TEST_F(LocalProducerTest, KeepsTheFileThatReplacedADeadWritersSegment) {

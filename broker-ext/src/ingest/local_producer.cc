@@ -23,6 +23,7 @@ namespace sluice::brokerd {
 struct LocalProducer::Attachment {
   std::unique_ptr<SegmentReader> reader;
   std::string segment_path;
+  uid_t owner_uid;
   std::string topic;
 };
 
@@ -81,6 +82,22 @@ std::optional<std::string> RemoveIfStillMapped(const std::string& path,
   return std::nullopt;
 }
 
+// The reason a dead writer's doorbell socket at `path` (its segment's path + ".bell") stays, or
+// nothing once it is removed. A writer killed leaves it too. Its name is the segment's random one,
+// so a socket there owned by the writer's uid is the dead writer's; anything else is left alone.
+std::optional<std::string> RemoveDeadWritersDoorbell(const std::string& path, uid_t owner_uid) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return "the path names no file";
+    return std::string("lstat: ") + std::strerror(errno);
+  }
+  if (!S_ISSOCK(info.st_mode) || info.st_uid != owner_uid) {
+    return "the path names something else than a socket of the producer's user";
+  }
+  if (unlink(path.c_str()) != 0) return std::string("unlink: ") + std::strerror(errno);
+  return std::nullopt;
+}
+
 }  // namespace
 
 LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
@@ -118,8 +135,8 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
     return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
-  auto attachment =
-      std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, std::move(topic)});
+  auto attachment = std::make_shared<Attachment>(
+      Attachment{reader.MoveValue(), segment_path, owner_uid, std::move(topic)});
   std::unique_ptr<LocalProducer> producer(
       new LocalProducer(id, std::move(attachment), router, counters, std::move(on_failure)));
   producer->thread_ = std::thread([p = producer.get()] { p->Run(); });
@@ -195,13 +212,19 @@ void LocalProducer::Run() {
 void LocalProducer::RemoveDeadWritersSegment() {
   const std::string& path = attachment_->segment_path;
   const auto kept = RemoveIfStillMapped(path, attachment_->reader->file());
-  if (!kept) {
-    Log(LogLevel::kInfo, "dead_producer_segment_removed",
-        {{"producer", std::to_string(id_)}, {"segment", path}});
+  if (kept) {
+    Log(LogLevel::kWarn, "dead_producer_segment_kept",
+        {{"producer", std::to_string(id_)}, {"segment", path}, {"reason", *kept}});
     return;
   }
-  Log(LogLevel::kWarn, "dead_producer_segment_kept",
-      {{"producer", std::to_string(id_)}, {"segment", path}, {"reason", *kept}});
+  Log(LogLevel::kInfo, "dead_producer_segment_removed",
+      {{"producer", std::to_string(id_)}, {"segment", path}});
+  // Only once the segment was the dead writer's: its doorbell shares its name.
+  const std::string bell = path + ".bell";
+  if (const auto bell_kept = RemoveDeadWritersDoorbell(bell, attachment_->owner_uid)) {
+    Log(LogLevel::kInfo, "dead_producer_doorbell_kept",
+        {{"producer", std::to_string(id_)}, {"doorbell", bell}, {"reason", *bell_kept}});
+  }
 }
 
 Status LocalProducer::RouteObject(const ObjectView& object) {

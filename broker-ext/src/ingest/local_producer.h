@@ -69,8 +69,10 @@ class LocalProducer {
   LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment, LocalChunkRouter& router,
                 LocalProducerCounters counters, OnFailure on_failure);
   void Run();
-  // Removes the segment file of a writer that died, if its path still names the file mapped;
-  // logs dead_producer_segment_removed or dead_producer_segment_kept with the reason.
+  // Removes the segment file of a writer that died, if its path still names the file mapped,
+  // then its doorbell socket if it is one of the producer's user; logs
+  // dead_producer_segment_removed or dead_producer_segment_kept with the reason (and
+  // dead_producer_doorbell_kept when the socket stays).
   void RemoveDeadWritersSegment();
   // Routes every chunk row of the object (kCorrupt, routing none, when it is malformed).
   Status RouteObject(const ObjectView& object);
