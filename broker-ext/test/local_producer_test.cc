@@ -139,6 +139,18 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &info) == 0;
 }
 
+// Puts a new regular file under `path`, renamed over what is there, as another process could.
+::testing::AssertionResult ReplaceWithAFile(const std::string& path) {
+  const std::string other = path + ".other";
+  const int fd = open(other.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) return ::testing::AssertionFailure() << other << ": " << std::strerror(errno);
+  close(fd);
+  if (std::rename(other.c_str(), path.c_str()) != 0) {
+    return ::testing::AssertionFailure() << path << ": " << std::strerror(errno);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // What a test sees of a producer: its metrics, the failure it reported, its inboxes.
 class LocalProducerTest : public ::testing::Test {
  protected:
@@ -163,6 +175,21 @@ class LocalProducerTest : public ::testing::Test {
       inbox.Drain(out);
       return out.size() >= count;
     });
+  }
+
+  // Subscribes to every job, starts the producer on the segment a forked producer creates, and
+  // drains what it routes into `taken` until there are `count` chunks.
+  ::testing::AssertionResult StartOnProcess(const ProducerProcess& process, size_t count,
+                                            std::unique_ptr<LocalProducer>& producer,
+                                            std::vector<ReadyMessage>& taken) {
+    auto inbox = Subscribe("");
+    auto created =
+        Eventually("the producer creates its segment", [&] { return Exists(process.path()); });
+    if (!created) return created;
+    auto started = Start(process.path());
+    if (!started.ok()) return ::testing::AssertionFailure() << started.status().ToString();
+    producer = started.MoveValue();
+    return DrainUntil(*inbox, taken, count);
   }
 
   std::vector<std::string> failures() {
@@ -291,12 +318,9 @@ TEST_F(LocalProducerTest, EndsAfterTakingWhatTheWriterPublishedBeforeClosing) {
 TEST_F(LocalProducerTest, RemovesTheSegmentOfAWriterKilledAfterTakingWhatItPublished) {
   ProducerProcess process(
       {{{"a", "s", 0, false, "zero"}, {"a", "s", 1, false, "one"}}, {{"a", "s", 2, true, "two"}}});
-  auto inbox = Subscribe("");
-  ASSERT_TRUE(
-      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
-  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::unique_ptr<LocalProducer> producer;
   std::vector<ReadyMessage> taken;
-  ASSERT_TRUE(DrainUntil(*inbox, taken, 3));
+  ASSERT_TRUE(StartOnProcess(process, 3, producer, taken));
   ASSERT_TRUE(process.Kill()) << "the producer was alive until killed";
   ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
   EXPECT_EQ(taken[2].record.value, "two");
@@ -309,19 +333,12 @@ TEST_F(LocalProducerTest, RemovesTheSegmentOfAWriterKilledAfterTakingWhatItPubli
 
 TEST_F(LocalProducerTest, KeepsAFileThatReplacedADeadWritersDoorbell) {
   ProducerProcess process({{{"a", "s", 0, true, "zero"}}});
-  auto inbox = Subscribe("");
-  ASSERT_TRUE(
-      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
-  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::unique_ptr<LocalProducer> producer;
   std::vector<ReadyMessage> taken;
-  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  ASSERT_TRUE(StartOnProcess(process, 1, producer, taken));
   // A regular file takes the doorbell's name while the writer is still alive.
   const std::string bell = process.path() + ".bell";
-  const std::string other = bell + ".other";
-  const int fd = open(other.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0) << std::strerror(errno);
-  close(fd);
-  ASSERT_EQ(std::rename(other.c_str(), bell.c_str()), 0) << std::strerror(errno);
+  ASSERT_TRUE(ReplaceWithAFile(bell));
   ASSERT_TRUE(process.Kill()) << "the producer was alive until killed";
   ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
   EXPECT_FALSE(Exists(process.path())) << "the dead writer's segment is removed";
@@ -332,18 +349,11 @@ TEST_F(LocalProducerTest, KeepsAFileThatReplacedADeadWritersDoorbell) {
 
 TEST_F(LocalProducerTest, KeepsTheFileThatReplacedADeadWritersSegment) {
   ProducerProcess process({{{"a", "s", 0, false, "zero"}}});
-  auto inbox = Subscribe("");
-  ASSERT_TRUE(
-      Eventually("the producer creates its segment", [&] { return Exists(process.path()); }));
-  ASSERT_OK_AND_ASSIGN(auto producer, Start(process.path()));
+  std::unique_ptr<LocalProducer> producer;
   std::vector<ReadyMessage> taken;
-  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  ASSERT_TRUE(StartOnProcess(process, 1, producer, taken));
   // Another file takes the segment's name while the writer is still alive.
-  const std::string other = process.path() + ".other";
-  const int fd = open(other.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-  ASSERT_GE(fd, 0) << std::strerror(errno);
-  close(fd);
-  ASSERT_EQ(std::rename(other.c_str(), process.path().c_str()), 0) << std::strerror(errno);
+  ASSERT_TRUE(ReplaceWithAFile(process.path()));
   struct stat replacement {};
   ASSERT_EQ(lstat(process.path().c_str(), &replacement), 0);
 

@@ -27,6 +27,12 @@ class ProgressReporterTest {
     private final FakeClock clock = new FakeClock();
     private final ProgressReporter reporter = reporter(producer);
 
+    /** A reporter on the real clock, for the tests of its timer thread. */
+    private ProgressReporter timed(Duration interval) {
+        return new ProgressReporter(
+                producer, "sluice.progress", interval, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+    }
+
     private ProgressReporter reporter(MockProducer<byte[], byte[]> to) {
         return new ProgressReporter(
                 to, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
@@ -190,9 +196,7 @@ class ProgressReporterTest {
 
     @Test
     void theTimerThreadSendsTheFirstRecordAtOnceAndADeliveredTaskWithoutCallsFromTheReader() {
-        ProgressReporter timed =
-                new ProgressReporter(
-                        producer, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+        ProgressReporter timed = timed(INTERVAL);
         timed.update(at(0, false));
         timed.start("job-1/cyan");
         awaitSent(1);
@@ -206,13 +210,7 @@ class ProgressReporterTest {
 
     @Test
     void aRenewalIsSentByTheTimerThreadWithoutWaitingForTheInterval() {
-        ProgressReporter timed =
-                new ProgressReporter(
-                        producer,
-                        "sluice.progress",
-                        Duration.ofHours(1),
-                        CHUNKS_PER_TASK,
-                        CLOSE_TIMEOUT);
+        ProgressReporter timed = timed(Duration.ofHours(1));
         timed.update(at(0, false));
         timed.start("job-1/cyan");
         awaitSent(1);
@@ -251,9 +249,7 @@ class ProgressReporterTest {
 
     @Test
     void closeEndsTheTimerThreadBeforeItReturns() {
-        ProgressReporter timed =
-                new ProgressReporter(
-                        producer, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+        ProgressReporter timed = timed(INTERVAL);
         timed.update(at(0, false));
         timed.start("job-1/cyan");
         Thread timer =
