@@ -2,7 +2,8 @@
 
 import pytest
 
-from sluice.progress import DeliveryProgress, ProgressFormatError, decode, encode
+from sluice.progress import (DeliveryProgress, ProgressFormatError, ProgressReporter, decode,
+                             encode)
 
 # docs/formats.md's example: reader 1 of 2 of job-1/cyan, done up to seq 41 with 43008 bytes.
 EXAMPLE = bytes.fromhex("0100 0000 0100 0200 2900000000000000 00a8000000000000"
@@ -53,3 +54,8 @@ def test_a_bad_record_is_refused_naming_the_field(value, field):
 def test_a_key_other_than_the_values_job_and_stream_is_refused():
     with pytest.raises(ProgressFormatError, match="key"):
         decode(b"job-1/magenta", EXAMPLE)
+
+
+def test_a_negative_task_length_is_refused_before_any_connection():
+    with pytest.raises(ValueError, match=r"chunks_per_task = -1: must be 0 \(unknown\) or more"):
+        ProgressReporter("127.0.0.1:9", chunks_per_task=-1)
