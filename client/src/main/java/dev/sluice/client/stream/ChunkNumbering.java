@@ -46,7 +46,7 @@ final class ChunkNumbering {
             this.shareBytes = Long.MAX_VALUE;
         } else {
             this.tasks = ceilDiv(streamBytes, taskBytes);
-            this.chunksPerTask = ceilDiv(taskBytes, chunkBytes);
+            this.chunksPerTask = chunksPerTask(taskBytes, chunkBytes);
             long own = index < tasks ? (tasks - 1 - index) / count + 1 : 0;
             boolean ownsLast = own > 0 && (tasks - 1) % count == index;
             this.shareBytes = own * taskBytes - (ownsLast ? taskBytes - taskLength(tasks - 1) : 0);
@@ -77,9 +77,13 @@ final class ChunkNumbering {
                     "share " + index + " of " + count + ": the index from 0 to count - 1");
         }
         long firstTask = index;
-        long chunksPerTask = ceilDiv(taskBytes, chunkBytes);
         return new ChunkNumbering(
-                chunkBytes, streamBytes, taskBytes, index, count, firstTask * chunksPerTask);
+                chunkBytes,
+                streamBytes,
+                taskBytes,
+                index,
+                count,
+                firstTask * chunksPerTask(taskBytes, chunkBytes));
     }
 
     /** The one writer of an unbounded stream in chunks of {@code chunkBytes}. */
@@ -180,6 +184,14 @@ final class ChunkNumbering {
 
     private long chunksInTask(long t) {
         return ceilDiv(taskLength(t), chunkBytes);
+    }
+
+    /**
+     * How many seqs each task of a stream takes: task {@code t} starts at {@code t} times this. The
+     * readers' progress finds the tasks' ends with it too.
+     */
+    static long chunksPerTask(long taskBytes, long chunkBytes) {
+        return ceilDiv(taskBytes, chunkBytes);
     }
 
     private static long ceilDiv(long a, long b) {

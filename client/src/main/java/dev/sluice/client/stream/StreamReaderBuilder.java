@@ -336,7 +336,7 @@ public final class StreamReaderBuilder {
             jobRate = spec.rateBytesPerSecond();
             // A stream shorter than a task is one task.
             taskBytes = Math.min(jobSpec.taskSizeBytes(), spec.sizeBytes());
-            chunksPerTask = (jobSpec.taskSizeBytes() + chunkSize - 1) / chunkSize;
+            chunksPerTask = ChunkNumbering.chunksPerTask(jobSpec.taskSizeBytes(), chunkSize);
         }
         if (chunkTopic == null) {
             throw new IllegalArgumentException(
