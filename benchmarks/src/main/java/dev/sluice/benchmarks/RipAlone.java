@@ -23,7 +23,7 @@ final class RipAlone {
         double cpuBefore = MachineCpu.busySeconds();
         long start = System.nanoTime();
         RipGenerator rip = new RipGenerator();
-        rip.preload(new JobContext(job));
+        rip.preload(new JobContext(job, 0));
         long bytes = 0;
         for (StreamSpec stream : job.streams()) {
             byte[] chunk = new byte[stream.chunkSizeBytes()];

@@ -31,6 +31,8 @@ import java.util.Set;
  * @param transport how the job's chunks go to their output locations (docs/generation.md,
  *     "Transports"), {@link Transport#AUTO} by default; an output location's own choice combines
  *     with it ({@link Transport#combine})
+ * @param survivesProducerLoss whether its paced streams' readers start with the buffer that rides
+ *     out the loss of one producer (docs/generation.md, "Buffer model"), rather than one task
  */
 @PublicEvolving
 public record JobSpec(
@@ -40,7 +42,8 @@ public record JobSpec(
         long taskSizeBytes,
         List<StreamSpec> streams,
         int weight,
-        Transport transport) {
+        Transport transport,
+        boolean survivesProducerLoss) {
 
     /**
      * 64 MiB: large enough that the scheduler's event loop sees few events per job, small enough
@@ -104,6 +107,18 @@ public record JobSpec(
         }
     }
 
+    /** A job whose paced streams' readers start with one task's buffer. */
+    public JobSpec(
+            String id,
+            List<String> inputs,
+            GeneratorSpec generator,
+            long taskSizeBytes,
+            List<StreamSpec> streams,
+            int weight,
+            Transport transport) {
+        this(id, inputs, generator, taskSizeBytes, streams, weight, transport, false);
+    }
+
     /** A job whose chunks go the way the scheduler finds best ({@link Transport#AUTO}). */
     public JobSpec(
             String id,
@@ -129,6 +144,12 @@ public record JobSpec(
     public JobSpec(
             String id, List<String> inputs, GeneratorSpec generator, List<StreamSpec> streams) {
         this(id, inputs, generator, DEFAULT_TASK_SIZE_BYTES, streams);
+    }
+
+    /** This job, its readers' buffer made to survive a producer's loss or not. */
+    public JobSpec withSurvivesProducerLoss(boolean survives) {
+        return new JobSpec(
+                id, inputs, generator, taskSizeBytes, streams, weight, transport, survives);
     }
 
     /** The stream of that name, if the job has one. */

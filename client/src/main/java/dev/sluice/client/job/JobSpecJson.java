@@ -25,7 +25,15 @@ import java.util.TreeMap;
 public final class JobSpecJson {
 
     private static final Set<String> JOB_FIELDS =
-            Set.of("id", "inputs", "generator", "taskSizeBytes", "streams", "weight", "transport");
+            Set.of(
+                    "id",
+                    "inputs",
+                    "generator",
+                    "taskSizeBytes",
+                    "streams",
+                    "weight",
+                    "transport",
+                    "survivesProducerLoss");
     private static final Set<String> GENERATOR_FIELDS = Set.of("className", "parameters");
     private static final Set<String> STREAM_FIELDS =
             Set.of(
@@ -75,9 +83,18 @@ public final class JobSpecJson {
                 job.optional("transport").isPresent()
                         ? Transport.fromJson(job.text("transport"), job.path("transport"))
                         : Transport.AUTO;
+        boolean survivesProducerLoss = job.optionalBoolean("survivesProducerLoss").orElse(false);
         try {
             JobSpec.checkWeight(weight);
-            return new JobSpec(id, inputs, generator, taskSize, streams, (int) weight, transport);
+            return new JobSpec(
+                    id,
+                    inputs,
+                    generator,
+                    taskSize,
+                    streams,
+                    (int) weight,
+                    transport,
+                    survivesProducerLoss);
         } catch (JobSpecException e) {
             throw e.under(path);
         }
@@ -114,6 +131,10 @@ public final class JobSpecJson {
         // then still reads every spec that asks nothing new of it (docs/formats.md, "Job spec").
         if (spec.transport() != Transport.AUTO) {
             job.put("transport", spec.transport().json());
+        }
+        // Left out when false, for the same reason.
+        if (spec.survivesProducerLoss()) {
+            job.put("survivesProducerLoss", true);
         }
         return job;
     }

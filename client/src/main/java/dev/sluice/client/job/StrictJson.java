@@ -127,6 +127,15 @@ final class StrictJson {
                 : OptionalLong.of(asLong(value.get(), path(field)));
     }
 
+    Optional<Boolean> optionalBoolean(String field) {
+        Optional<JsonNode> value = optional(field);
+        if (value.isPresent() && !value.get().isBoolean()) {
+            throw new JobSpecException(
+                    path(field), "must be true or false, got " + typeOf(value.get()));
+        }
+        return value.map(JsonNode::booleanValue);
+    }
+
     long requiredLong(String field) {
         return asLong(required(field), path(field));
     }

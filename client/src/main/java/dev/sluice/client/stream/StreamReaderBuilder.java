@@ -3,6 +3,7 @@ package dev.sluice.client.stream;
 import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.PublicEvolving;
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.StreamSpec;
 import java.io.IOException;
@@ -376,13 +377,12 @@ public final class StreamReaderBuilder {
     }
 
     /**
-     * The start delay given, or by default one task of the stream at its rate: this reader's share
-     * of a task ({@code taskBytes / readerCount}) at its own rate, which for the job's rate divided
-     * among the readers is {@code taskBytes / rate}. The scheduler keeps at most two tasks of a
-     * stream per producer ahead of its readers and hands the next out as soon as their progress
-     * frees room, so with one task in hand a reader covers the next task's computation as long as
-     * the producers compute faster than it reads (docs/stream-reader.md, "Start delay"). 0 unpaced
-     * or without a job spec.
+     * The start delay given, or by default the job's buffer model ({@link BufferModel}): one task
+     * of the stream at its rate, this reader's share of a task ({@code taskBytes / readerCount}) at
+     * its own rate, which for the job's rate divided among the readers is {@code taskBytes / rate};
+     * or, for a job that must survive a producer's loss, the time to find a producer slow and one
+     * task on a survivor besides (docs/stream-reader.md, "Start delay"). 0 unpaced or without a job
+     * spec.
      */
     private long startDelayNanos(long paced, long taskBytes, OptionalLong jobRate) {
         if (paced == 0) {
@@ -396,7 +396,7 @@ public final class StreamReaderBuilder {
         }
         // The job's rate rather than its share rounded down: the same time for every reader.
         double streamRate = rate == null ? jobRate.getAsLong() : (double) rate * readerCount;
-        return Math.round(taskBytes * 1e9 / streamRate);
+        return BufferModel.startDelayNanos(taskBytes, streamRate, jobSpec.survivesProducerLoss());
     }
 
     private static long roundUp64(long n) {

@@ -95,7 +95,7 @@ class JobSpecJsonTest {
                         "unknown top-level field",
                         job -> job.put("priority", 1),
                         "priority: unknown field (allowed: [generator, id, inputs, streams,"
-                                + " taskSizeBytes, transport, weight])"),
+                                + " survivesProducerLoss, taskSizeBytes, transport, weight])"),
                 bad(
                         "unknown stream field",
                         job -> stream(job, 2).put("colour", "red"),
@@ -291,7 +291,15 @@ class JobSpecJsonTest {
                 bad(
                         "null transport",
                         job -> job.putNull("transport"),
-                        "transport: must not be null; leave the field out"));
+                        "transport: must not be null; leave the field out"),
+                bad(
+                        "survivesProducerLoss not a boolean",
+                        job -> job.put("survivesProducerLoss", "yes"),
+                        "survivesProducerLoss: must be true or false, got string"),
+                bad(
+                        "null survivesProducerLoss",
+                        job -> job.putNull("survivesProducerLoss"),
+                        "survivesProducerLoss: must not be null; leave the field out"));
     }
 
     private static final String WEIGHT = "weight: must be between 1 and 1000, ";
@@ -333,6 +341,22 @@ class JobSpecJsonTest {
         job.put("transport", "kafka");
         String written = JobSpecJson.write(JobSpecJson.parse(MAPPER.writeValueAsString(job)));
         assertThat(written).endsWith("\"weight\" : 1,\n  \"transport\" : \"kafka\"\n}");
+    }
+
+    /** Written last and only when true, so that a reader older than the field reads the rest. */
+    @Test
+    void survivingAProducersLossIsReadAndWrittenAndFalseWhenLeftOut() throws Exception {
+        JobSpec plain = JobSpecJson.parse(TestJobs.printingJobJson());
+        assertThat(plain.survivesProducerLoss()).isFalse();
+        assertThat(JobSpecJson.write(plain)).doesNotContain("survivesProducerLoss");
+
+        ObjectNode job = (ObjectNode) MAPPER.readTree(TestJobs.printingJobJson());
+        job.put("survivesProducerLoss", true);
+        JobSpec surviving = JobSpecJson.parse(MAPPER.writeValueAsString(job));
+        assertThat(surviving.survivesProducerLoss()).isTrue();
+        assertThat(JobSpecJson.write(surviving))
+                .endsWith("\"weight\" : 1,\n  \"survivesProducerLoss\" : true\n}");
+        assertThat(JobSpecJson.parse(JobSpecJson.write(surviving))).isEqualTo(surviving);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
@@ -164,6 +165,30 @@ class StreamReaderBuilderTest {
                 .isEqualTo(524_288_000L);
         // docs/stream-reader.md's example: B/8 at 1.5 MB/s in 4 MiB tasks, 2.8 s.
         assertThat(startDelayOfCyan(4 << 20, 100_000_000, 1_500_000)).isEqualTo(2_796_202_667L);
+    }
+
+    @Test
+    void aJobThatMustSurviveAProducersLossStartsWithTheBufferModelsDelay() {
+        // 1 MiB tasks at 4 MB/s, 262.144 ms each: 3 of them to find a producer slow, the 250 ms
+        // guard, and one on a survivor (docs/generation.md, "Buffer model").
+        JobSpec surviving =
+                new JobSpec(
+                        JOB.id(),
+                        JOB.inputs(),
+                        JOB.generator(),
+                        JOB.taskSizeBytes(),
+                        JOB.streams(),
+                        JOB.weight(),
+                        JOB.transport(),
+                        true);
+        assertThat(StreamReader.builder(BROKERD, surviving, "cyan").partitions(1).check())
+                .extracting(StreamReaderBuilder.Settings::startDelayNanos)
+                .isEqualTo(4 * 262_144_000L + 250_000_000L);
+        assertThat(BufferModel.explain(1 << 20, 4_000_000, true))
+                .isEqualTo(
+                        "start delay 1.30 s to survive a producer's loss: 0.79 s to find it slow"
+                                + " (3 tasks' time) + 250 ms guard + 0.26 s for a survivor to"
+                                + " compute the task (1048576 B at 4000000 B/s)");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sluice.examples.printing;
 
+import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.stream.StreamReader;
@@ -50,6 +51,9 @@ public final class PrintingDemo {
      * @param brokerd the {@code sluice-brokerd} executable; the default one when null
      * @param parallelism producers of the generation pipeline
      * @param timeout how long a job may take
+     * @param survivesProducerLoss whether the jobs' readers start with the buffer that rides out a
+     *     producer's loss ({@code --buffer producer-loss}) rather than one task ({@code --buffer
+     *     task}, the default): docs/generation.md, "Buffer model"
      */
     public record Options(
             List<PrintJob> jobs,
@@ -58,7 +62,8 @@ public final class PrintingDemo {
             Path out,
             Path brokerd,
             int parallelism,
-            Duration timeout) {
+            Duration timeout,
+            boolean survivesProducerLoss) {
 
         static Options parse(String[] args) {
             List<PrintJob> jobs = List.of(PrintJob.A, PrintJob.B.scaled(8));
@@ -66,6 +71,7 @@ public final class PrintingDemo {
             Path image = null;
             Path out = Path.of("demo-output");
             Path brokerd = null;
+            boolean survivesProducerLoss = false;
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
                 if (value == null) {
@@ -78,15 +84,35 @@ public final class PrintingDemo {
                     case "--image" -> image = Path.of(value);
                     case "--out" -> out = Path.of(value);
                     case "--brokerd" -> brokerd = Path.of(value);
+                    case "--buffer" -> survivesProducerLoss = survivesProducerLoss(value);
                     default ->
                             throw new IllegalArgumentException(
                                     "unknown option "
                                             + args[i - 1]
                                             + "; options: --jobs A,B/8 --speed MB/s --image PNG"
-                                            + " --out DIR --brokerd PATH");
+                                            + " --out DIR --brokerd PATH"
+                                            + " --buffer task|producer-loss");
                 }
             }
-            return new Options(jobs, speed, image, out, brokerd, 2, Duration.ofMinutes(10));
+            return new Options(
+                    jobs,
+                    speed,
+                    image,
+                    out,
+                    brokerd,
+                    2,
+                    Duration.ofMinutes(10),
+                    survivesProducerLoss);
+        }
+
+        private static boolean survivesProducerLoss(String buffer) {
+            return switch (buffer) {
+                case "task" -> false;
+                case "producer-loss" -> true;
+                default ->
+                        throw new IllegalArgumentException(
+                                "--buffer: task or producer-loss, got '" + buffer + "'");
+            };
         }
 
         private static long speed(String megabytesPerSecond) {
@@ -268,12 +294,8 @@ public final class PrintingDemo {
             List<JobSpec> specs = new ArrayList<>();
             for (PrintJob job : options.jobs()) {
                 JobSpec spec =
-                        spec(
-                                "print-" + idOf(job),
-                                job,
-                                imageUri,
-                                locations,
-                                OptionalLong.of(speed));
+                        spec("print-" + idOf(job), job, imageUri, locations, OptionalLong.of(speed))
+                                .withSurvivesProducerLoss(options.survivesProducerLoss());
                 specs.add(spec);
                 out.printf(
                         Locale.ROOT,
@@ -288,6 +310,11 @@ public final class PrintingDemo {
                         job.heightPx(),
                         job.channelBytes() / 1e6,
                         speed / 1e6);
+                out.printf(
+                        "buffer     %-10s %s%n",
+                        spec.id(),
+                        BufferModel.explain(
+                                spec.taskSizeBytes(), speed, spec.survivesProducerLoss()));
             }
             PrintRun.Result run =
                     PrintRun.run(sluice, options.jobs(), specs, options.timeout(), out, terminal);

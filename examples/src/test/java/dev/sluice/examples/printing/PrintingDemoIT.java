@@ -51,7 +51,8 @@ class PrintingDemoIT {
                                 out,
                                 null,
                                 2,
-                                Duration.ofMinutes(3)),
+                                Duration.ofMinutes(3),
+                                false),
                         new PrintStream(console, true, StandardCharsets.UTF_8),
                         false);
         String printed = console.toString(StandardCharsets.UTF_8);
@@ -87,6 +88,9 @@ class PrintingDemoIT {
                         "print-A-10",
                         "print-B-90",
                         "calibrate  A/10, B/90, 1.0 MB, read unpaced twice");
+        assertThat(printed)
+                .as("each job's start delay, and why")
+                .containsPattern("buffer     print-A-10 +start delay [0-9.]+ s: one task");
 
         Matcher speedLine = SPEED.matcher(printed);
         assertThat(speedLine.find()).as(printed).isTrue();

@@ -21,16 +21,27 @@ class PrintingDemoOptionsTest {
         assertThat(options.jobs()).containsExactly(PrintJob.A, PrintJob.B.scaled(8));
         assertThat(options.bytesPerSecond()).isEmpty();
         assertThat(options.parallelism()).isEqualTo(2);
+        assertThat(options.survivesProducerLoss()).isFalse();
     }
 
     @Test
     void optionsAreRead() {
         PrintingDemo.Options options =
                 PrintingDemo.Options.parse(
-                        new String[] {"--jobs", "B/4,C/40", "--speed", "2.5", "--out", "x"});
+                        new String[] {
+                            "--jobs",
+                            "B/4,C/40",
+                            "--speed",
+                            "2.5",
+                            "--out",
+                            "x",
+                            "--buffer",
+                            "producer-loss"
+                        });
         assertThat(options.jobs()).containsExactly(PrintJob.B.scaled(4), PrintJob.C.scaled(40));
         assertThat(options.bytesPerSecond()).hasValue(2_500_000);
         assertThat(options.out()).isEqualTo(Path.of("x"));
+        assertThat(options.survivesProducerLoss()).isTrue();
     }
 
     @Test
@@ -46,6 +57,9 @@ class PrintingDemoOptionsTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("--speed: a positive rate in MB/s, got '" + speed + "'");
         }
+        assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--buffer", "big"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--buffer: task or producer-loss, got 'big'");
         assertThatThrownBy(() -> PrintingDemo.Options.parse(new String[] {"--jobs", "Z"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Z");
@@ -62,7 +76,8 @@ class PrintingDemoOptionsTest {
                         dir,
                         null,
                         2,
-                        Duration.ofSeconds(1));
+                        Duration.ofSeconds(1),
+                        false);
         assertThatThrownBy(
                         () ->
                                 PrintingDemo.run(

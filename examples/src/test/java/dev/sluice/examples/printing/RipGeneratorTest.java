@@ -40,7 +40,7 @@ class RipGeneratorTest {
                 new RasterImageProcessor(TestChart.create(), SHEET.widthPx(), SHEET.heightPx());
         Map<Channel, byte[]> digests = SequentialRip.sha256(rip);
         try (RipGenerator generator = new RipGenerator()) {
-            generator.preload(new JobContext(job));
+            generator.preload(new JobContext(job, 0));
             for (Channel channel : Channel.values()) {
                 byte[] streamed = stream(generator, job, channel);
                 assertThat(streamed).isEqualTo(raster(rip, channel));
@@ -54,7 +54,7 @@ class RipGeneratorTest {
     void aTaskResumedPastItsFirstBytesGivesTheRest() throws Exception {
         JobSpec job = job(image(), true);
         try (RipGenerator generator = new RipGenerator()) {
-            generator.preload(new JobContext(job));
+            generator.preload(new JobContext(job, 0));
             ComputeTask task = ComputeTask.of(job, job.stream("black").orElseThrow(), 2);
             byte[] whole = generator.compute(task).readAllBytes();
             InputStream resumed = generator.compute(task);
@@ -68,9 +68,9 @@ class RipGeneratorTest {
     void withoutComputingTasksRepeatAFixedRow() throws Exception {
         JobSpec job = job(image(), false);
         RipGenerator generator = new RipGenerator();
-        generator.preload(new JobContext(job));
+        generator.preload(new JobContext(job, 0));
         RipGenerator another = new RipGenerator();
-        another.preload(new JobContext(job));
+        another.preload(new JobContext(job, 0));
         int width = SHEET.widthPx();
         for (Channel channel : Channel.values()) {
             byte[] streamed = stream(generator, job, channel);
@@ -86,7 +86,7 @@ class RipGeneratorTest {
     @Test
     void aMissingImageIsNamed() {
         URI missing = dir.resolve("nowhere.png").toUri();
-        assertThatThrownBy(() -> new RipGenerator().preload(new JobContext(job(missing, true))))
+        assertThatThrownBy(() -> new RipGenerator().preload(new JobContext(job(missing, true), 0)))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("input image " + missing)
                 .hasMessageContaining("does not exist");
@@ -96,7 +96,9 @@ class RipGeneratorTest {
     void aFileThatIsNoImageIsNamed() throws IOException {
         Path text = Files.writeString(dir.resolve("chart.png"), "not a picture");
         assertThatThrownBy(
-                        () -> new RipGenerator().preload(new JobContext(job(text.toUri(), true))))
+                        () ->
+                                new RipGenerator()
+                                        .preload(new JobContext(job(text.toUri(), true), 0)))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("input image " + text.toUri())
                 .hasMessageContaining("is not an image");
@@ -137,7 +139,8 @@ class RipGeneratorTest {
                                         RipGenerator.class.getName(),
                                         Map.of("widthPx", "97", "heightPx", "10")),
                                 job.taskSizeBytes(),
-                                job.streams())));
+                                job.streams()),
+                        0));
         ComputeTask task = ComputeTask.of(job, job.stream("cyan").orElseThrow(), 1);
         assertThatThrownBy(() -> generator.compute(task))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -154,7 +157,8 @@ class RipGeneratorTest {
                                         job.inputs(),
                                         new GeneratorSpec(RipGenerator.class.getName(), parameters),
                                         job.taskSizeBytes(),
-                                        job.streams())));
+                                        job.streams()),
+                                0));
     }
 
     private JobSpec job(URI image, boolean compute) {

@@ -27,6 +27,7 @@ public final class GenerationSourceBuilder {
     private final Map<String, String> hosts = new HashMap<>();
     private final Map<String, Transport> transports = new HashMap<>();
     private int tasksAheadPerStream = 2;
+    private boolean speculation = true;
 
     GenerationSourceBuilder() {}
 
@@ -112,6 +113,17 @@ public final class GenerationSourceBuilder {
         return this;
     }
 
+    /**
+     * Whether the scheduler hands a late paced task to a second producer and keeps paced tasks from
+     * producers too slow for them (true): docs/generation.md, "Speculative duplicates". Off, a
+     * paced task waits for the producer it went to, however slow, until Flink declares that
+     * producer lost.
+     */
+    public GenerationSourceBuilder setSpeculation(boolean speculation) {
+        this.speculation = speculation;
+        return this;
+    }
+
     public GenerationSource build() {
         if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
@@ -150,6 +162,7 @@ public final class GenerationSourceBuilder {
                         pollInterval,
                         Map.copyOf(hosts),
                         tasksAheadPerStream,
-                        Map.copyOf(transports)));
+                        Map.copyOf(transports),
+                        speculation));
     }
 }

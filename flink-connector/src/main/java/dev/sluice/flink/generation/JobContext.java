@@ -4,9 +4,12 @@ import dev.sluice.client.job.JobSpec;
 import java.util.Map;
 import org.apache.flink.annotation.PublicEvolving;
 
-/** The job a generator works for: its spec, and the generator's parameters from it. */
+/**
+ * The job a generator works for: its spec, the generator's parameters from it, and the producer it
+ * runs on (the GenerationSource's subtask index, from 0).
+ */
 @PublicEvolving
-public record JobContext(JobSpec spec) {
+public record JobContext(JobSpec spec, int producer) {
     public String jobId() {
         return spec.id();
     }

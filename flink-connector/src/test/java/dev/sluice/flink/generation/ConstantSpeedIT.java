@@ -10,6 +10,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
@@ -23,6 +24,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -33,6 +35,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -45,8 +50,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Paced streams keep their speed on real parts (embedded Kafka, a real sluice-brokerd,
  * GenerationSource into SluiceSink on a MiniCluster): a stream whose reader stalls does not hold up
- * another stream of the same producer, and a greedy job beside a paced one does not starve it
- * (docs/generation.md, "Room admission" and "Scheduling policy").
+ * another stream of the same producer, a greedy job beside a paced one does not starve it, and
+ * neither does a producer that is slow, stalls or hangs, on the Kafka way and the local way
+ * (docs/generation.md, "Room admission", "Scheduling policy", "Producers of unequal speed" and
+ * "Speculative duplicates").
  */
 class ConstantSpeedIT {
     @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
@@ -57,7 +64,7 @@ class ConstantSpeedIT {
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
                             .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
+                            .setNumberSlotsPerTaskManager(3)
                             .build());
 
     private static final Duration WAIT = Duration.ofSeconds(40);
@@ -72,6 +79,13 @@ class ConstantSpeedIT {
     private final String jobsTopic = "speed-jobs-" + test;
     private final String statusTopic = "speed-status-" + test;
     private final String progressTopic = KAFKA.createTopic(1);
+    // Straggler jobs: tasks of 4 chunks of 64 KiB, each chunk computing for 25 ms, so 100 ms a
+    // task on a producer of the common speed, streams read at 1 MB/s, a task every 262 ms.
+    private static final long STRAGGLER_CHUNK_MILLIS = 25;
+    private static final long STRAGGLER_RATE = 1_000_000;
+    private static final Pattern DUPLICATES =
+            Pattern.compile("(\\d+) duplicates issued, (\\d+) won, (\\d+) bytes wasted");
+
     private final ExecutorService readers = Executors.newCachedThreadPool();
     private final List<StreamReader> open = new ArrayList<>();
     private org.apache.flink.core.execution.JobClient flinkJob;
@@ -84,6 +98,7 @@ class ConstantSpeedIT {
 
     @AfterEach
     void stop() throws Exception {
+        StragglerGenerator.releaseHung();
         readers.shutdownNow();
         for (StreamReader reader : open) {
             reader.close();
@@ -117,7 +132,9 @@ class ConstantSpeedIT {
 
     /**
      * A reader of the stream, paced at its spec's rate with a start delay of one task at that rate
-     * (set here, so that the test does not depend on the reader's default), else unpaced.
+     * (set here, so that the test does not depend on the reader's default), or the buffer model's
+     * for a job that must survive a producer's loss (docs/generation.md, "Buffer model"), else
+     * unpaced.
      */
     private StreamReader reader(JobSpec job, StreamSpec stream) throws Exception {
         StreamReaderBuilder builder =
@@ -127,7 +144,9 @@ class ConstantSpeedIT {
                         .progressInterval(Duration.ofMillis(50));
         if (stream.rateBytesPerSecond().isPresent()) {
             long rate = stream.rateBytesPerSecond().getAsLong();
-            builder.startDelay(Duration.ofNanos(TASK * 1_000_000_000L / rate));
+            if (!job.survivesProducerLoss()) {
+                builder.startDelay(Duration.ofNanos(TASK * 1_000_000_000L / rate));
+            }
         } else {
             builder.noPacing();
         }
@@ -193,15 +212,32 @@ class ConstantSpeedIT {
     }
 
     private void startGeneration(int parallelism, SluiceSinkBuilder sink) throws Exception {
+        startGeneration(parallelism, sink, source -> {});
+    }
+
+    /** As above, the GenerationSource set up further by {@code source}. */
+    private void startGeneration(
+            int parallelism, SluiceSinkBuilder sink, Consumer<GenerationSourceBuilder> source)
+            throws Exception {
+        startGeneration(parallelism, sink, source, env -> {});
+    }
+
+    /** As above, the environment set up further by {@code environment}. */
+    private void startGeneration(
+            int parallelism,
+            SluiceSinkBuilder sink,
+            Consumer<GenerationSourceBuilder> source,
+            Consumer<StreamExecutionEnvironment> environment)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
-        env.fromSource(
-                        GenerationSource.builder()
-                                .setBootstrapServers(KAFKA.bootstrapServers())
-                                .setTopics(jobsTopic, statusTopic, progressTopic)
-                                .build(),
-                        WatermarkStrategy.noWatermarks(),
-                        "generation")
+        environment.accept(env);
+        GenerationSourceBuilder generation =
+                GenerationSource.builder()
+                        .setBootstrapServers(KAFKA.bootstrapServers())
+                        .setTopics(jobsTopic, statusTopic, progressTopic);
+        source.accept(generation);
+        env.fromSource(generation.build(), WatermarkStrategy.noWatermarks(), "generation")
                 .sinkTo(
                         sink.setBootstrapServers(KAFKA.bootstrapServers())
                                 .setProgressTopic(progressTopic)
@@ -338,5 +374,154 @@ class ConstantSpeedIT {
                         .isEqualTo(JobState.COMPLETED);
             }
         }
+    }
+
+    /**
+     * A job of StragglerGenerator with {@code parameters} besides its chunks' compute time, that
+     * must survive a producer's loss: its readers start with the buffer model's delay, 1.3 s.
+     */
+    private static JobSpec stragglerJob(
+            String id, Map<String, String> parameters, StreamSpec... streams) {
+        Map<String, String> all = new HashMap<>(parameters);
+        all.put("chunkMillis", Long.toString(STRAGGLER_CHUNK_MILLIS));
+        return new JobSpec(
+                id,
+                List.of(),
+                new GeneratorSpec(StragglerGenerator.class.getName(), all),
+                TASK,
+                List.of(streams),
+                JobSpec.DEFAULT_WEIGHT,
+                Transport.AUTO,
+                true);
+    }
+
+    /**
+     * Submits {@code job}, reads each of its streams to the end, each byte checked, and checks that
+     * no paced stream starved and that the job completed; returns its COMPLETED status's counts of
+     * duplicates issued, won and bytes wasted (0 each without duplicates).
+     */
+    private long[] readStarvationFree(JobSpec job) throws Exception {
+        List<Reading> readings = new ArrayList<>();
+        for (StreamSpec stream : job.streams()) {
+            readings.add(new Reading(job, stream));
+        }
+        try (JobClient jobs = jobClient()) {
+            jobs.submit(job);
+            for (Reading reading : readings) {
+                assertThat(reading.length.get(2 * WAIT.toSeconds(), TimeUnit.SECONDS))
+                        .isEqualTo(job.stream(reading.stream).orElseThrow().sizeBytes());
+                if (job.stream(reading.stream).orElseThrow().rateBytesPerSecond().isPresent()) {
+                    assertThat(reading.reader.stats().starvationEvents())
+                            .as(reading.stream + " starved: " + reading.reader.stats())
+                            .isZero();
+                }
+            }
+            var status = jobs.awaitStatus(job.id(), s -> s.state().isTerminal(), WAIT);
+            assertThat(status.state()).isEqualTo(JobState.COMPLETED);
+            Matcher duplicates = DUPLICATES.matcher(status.reason().orElse(""));
+            if (!duplicates.find()) {
+                return new long[3];
+            }
+            return new long[] {
+                Long.parseLong(duplicates.group(1)),
+                Long.parseLong(duplicates.group(2)),
+                Long.parseLong(duplicates.group(3))
+            };
+        }
+    }
+
+    @Test
+    void aProducerFourTimesSlowerComputesAQuarterOfAFastOnesBytesAndNoPacedStreamStarves()
+            throws Exception {
+        startGeneration(3, SluiceSink.builder().setMaxTaskSizeBytes(TASK));
+        JobSpec job =
+                stragglerJob(
+                        "unequal-" + test,
+                        Map.of("slowProducer", "2", "slowFactor", "4"),
+                        stream("p0", 4 << 20, STRAGGLER_RATE),
+                        stream("p1", 4 << 20, STRAGGLER_RATE),
+                        // Greedy streams enough that a fast producer is bound by its compute,
+                        // not by its room in each stream (docs/generation.md, "Room admission").
+                        stream("g0", 4 << 20, 0),
+                        stream("g1", 4 << 20, 0),
+                        stream("g2", 4 << 20, 0),
+                        stream("g3", 4 << 20, 0));
+        readStarvationFree(job);
+        Map<Integer, AtomicLong> computed = StragglerGenerator.computed(job.id());
+        double fast = (computed.get(0).get() + computed.get(1).get()) / 2.0;
+        assertThat(computed.get(2).get() / fast)
+                .as("the slow producer's bytes against a fast one's: " + computed)
+                .isBetween(0.1, 0.4);
+    }
+
+    @Test
+    void aProducerStalledMidJobForTenSecondsIsOvertakenByDuplicatesOnTheKafkaWay()
+            throws Exception {
+        startGeneration(3, SluiceSink.builder().setMaxTaskSizeBytes(TASK));
+        JobSpec job = stalledJob();
+        long[] duplicates = readStarvationFree(job);
+        assertThat(duplicates[0]).as("duplicates issued").isPositive();
+        assertThat(duplicates[1]).as("duplicates that won").isPositive();
+    }
+
+    @Test
+    void aProducerStalledMidJobForTenSecondsIsOvertakenByDuplicatesOnTheLocalWay()
+            throws Exception {
+        JobSpec job = stalledJob();
+        startGeneration(
+                3,
+                SluiceSink.builder().setMaxTaskSizeBytes(TASK).setBrokerdSocket(BROKERD.socket()),
+                source ->
+                        // A MiniCluster's producers name the empty host (LocalTransportIT).
+                        job.streams()
+                                .forEach(
+                                        s -> source.setOutputLocationHost(s.outputLocation(), "")));
+        long[] duplicates = readStarvationFree(job);
+        assertThat(duplicates[1]).as("duplicates that won").isPositive();
+        for (StreamSpec stream : job.streams()) {
+            assertThat(chunksWritten(stream)).as(stream.name() + " went the local way").isZero();
+        }
+    }
+
+    /** Two paced streams of 12 s whose task 4 stops its first producer for 10 s, mid-task. */
+    private JobSpec stalledJob() {
+        return stragglerJob(
+                "stalled-" + test,
+                Map.of("stallTask", "4", "stallMillis", "10000"),
+                stream("p0", 12 << 20, STRAGGLER_RATE),
+                stream("p1", 12 << 20, STRAGGLER_RATE));
+    }
+
+    @Test
+    void aStalledProducerThatFlinkThenFailsAndRestoresLosesNoChunkAndRepeatsNone()
+            throws Exception {
+        startGeneration(
+                3,
+                SluiceSink.builder().setMaxTaskSizeBytes(TASK),
+                source -> {},
+                // Checkpoints, so that Flink restores the failed producer with its tasks.
+                env -> env.enableCheckpointing(200));
+        JobSpec job =
+                stragglerJob(
+                        "restored-" + test,
+                        Map.of("stallTask", "4", "stallMillis", "3000", "stallThenFail", "true"),
+                        stream("p0", 8 << 20, STRAGGLER_RATE),
+                        stream("p1", 8 << 20, STRAGGLER_RATE));
+        long[] duplicates = readStarvationFree(job);
+        assertThat(duplicates[1]).as("duplicates that won").isPositive();
+        assertThat(flinkJob.getJobStatus().get())
+                .isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
+    }
+
+    @Test
+    void aProducerThatNeverFinishesItsTaskIsOvertakenByADuplicate() throws Exception {
+        startGeneration(3, SluiceSink.builder().setMaxTaskSizeBytes(TASK));
+        JobSpec job =
+                stragglerJob(
+                        "hung-" + test,
+                        Map.of("hangTask", "4"),
+                        stream("p0", 6 << 20, STRAGGLER_RATE));
+        long[] duplicates = readStarvationFree(job);
+        assertThat(duplicates[1]).as("duplicates that won").isPositive();
     }
 }

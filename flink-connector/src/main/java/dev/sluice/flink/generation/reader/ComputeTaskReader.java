@@ -32,6 +32,7 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
     private ComputeTaskSplit current;
     private InputStream bytes;
     private int nextChunk;
+    private long bytesEmitted;
 
     ComputeTaskReader(ProducerTasks producer) {
         this.producer = producer;
@@ -45,11 +46,12 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 return new GeneratedChunks(null, List.of(), Set.of());
             }
             nextChunk = current.emittedChunks();
+            bytesEmitted = 0;
         }
         ComputeTask task = current.task();
         String id = current.splitId();
-        if (producer.isDropped(task.job().id())) {
-            return finish(id, List.of());
+        if (producer.isDropped(task.job().id(), id)) {
+            return finish(id, List.of(), "", true);
         }
         List<Chunk> chunks = new ArrayList<>();
         try {
@@ -58,7 +60,9 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 bytes.skipNBytes((long) nextChunk * task.streamSpec().chunkSizeBytes());
             }
             if (nextChunk < task.chunkCount()) {
-                chunks.add(readChunk(current, nextChunk));
+                Chunk chunk = readChunk(current, nextChunk);
+                chunks.add(chunk);
+                bytesEmitted += chunk.payload().length;
                 nextChunk++;
             }
             if (nextChunk == task.chunkCount()) {
@@ -66,14 +70,13 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                     throw new IOException(
                             "the generator gave more than the task's " + task.length() + " bytes");
                 }
-                return finish(id, chunks);
+                return finish(id, chunks, "", false);
             }
             return new GeneratedChunks(id, chunks, Set.of());
         } catch (Exception e) {
             String failure = e.getClass().getSimpleName() + ": " + e.getMessage();
             LOG.warn("task {} failed: {}", id, failure, e);
-            producer.failed(id, failure);
-            return finish(id, List.of());
+            return finish(id, List.of(), failure, false);
         }
     }
 
@@ -106,7 +109,8 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
                 split.transport());
     }
 
-    private GeneratedChunks finish(String id, List<Chunk> chunks) {
+    private GeneratedChunks finish(String id, List<Chunk> chunks, String failure, boolean dropped) {
+        producer.ended(id, new ProducerTasks.Outcome(failure, bytesEmitted, dropped));
         closeBytes();
         current = null;
         Set<String> finished = new HashSet<>();
@@ -130,6 +134,9 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
         if (!(change instanceof SplitsAddition)) {
             throw new UnsupportedOperationException(change + ": only additions are supported");
         }
+        // A task handed out again after its drop came is wanted again: the scheduler's events and
+        // splits reach a producer in the order it sent them.
+        change.splits().forEach(split -> producer.undrop(split.splitId()));
         tasks.addAll(change.splits());
     }
 

@@ -12,14 +12,24 @@ import org.slf4j.LoggerFactory;
 /**
  * What a producer keeps across its tasks, shared by the task thread and the fetcher: one generator
  * per job, made and preloaded at the job's first task (docs/generation.md, "A generator"), the jobs
- * the scheduler dropped, and the failures of tasks not yet reported.
+ * and tasks the scheduler dropped, and how the tasks not yet reported ended.
  */
 final class ProducerTasks {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerTasks.class);
 
+    /** How a task ended: its failure ("" if none), the bytes it emitted, whether it was dropped. */
+    record Outcome(String failure, long bytesEmitted, boolean dropped) {}
+
+    private final int producer;
     private final Map<String, ChunkGenerator> generators = new ConcurrentHashMap<>();
     private final Set<String> dropped = ConcurrentHashMap.newKeySet();
-    private final Map<String, String> failures = new ConcurrentHashMap<>();
+    private final Set<String> droppedTasks = ConcurrentHashMap.newKeySet();
+    private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
+
+    /** The tasks of producer {@code producer}, its subtask index. */
+    ProducerTasks(int producer) {
+        this.producer = producer;
+    }
 
     ChunkGenerator generator(JobSpec job) throws Exception {
         ChunkGenerator generator = generators.get(job.id());
@@ -31,15 +41,21 @@ final class ProducerTasks {
             if (!(instance instanceof ChunkGenerator made)) {
                 throw new IllegalArgumentException(className + " is not a ChunkGenerator");
             }
-            made.preload(new JobContext(job));
+            made.preload(new JobContext(job, producer));
             generator = made;
             generators.put(job.id(), generator);
         }
         return generator;
     }
 
-    boolean isDropped(String jobId) {
-        return dropped.contains(jobId);
+    /** Whether the task's job, or the task itself, was dropped by the scheduler. */
+    boolean isDropped(String jobId, String taskId) {
+        return dropped.contains(jobId) || droppedTasks.contains(taskId);
+    }
+
+    /** Another copy of the task won (docs/generation.md, "Speculative duplicates"). */
+    void dropTask(String taskId) {
+        droppedTasks.add(taskId);
     }
 
     void drop(String jobId) {
@@ -50,14 +66,20 @@ final class ProducerTasks {
         }
     }
 
-    void failed(String taskId, String failure) {
-        failures.put(taskId, failure);
+    /** The task was handed out again: a drop of it that came before no longer holds. */
+    void undrop(String taskId) {
+        droppedTasks.remove(taskId);
     }
 
-    /** The task's failure, "" if it had none. */
-    String takeFailure(String taskId) {
-        String failure = failures.remove(taskId);
-        return failure == null ? "" : failure;
+    void ended(String taskId, Outcome outcome) {
+        outcomes.put(taskId, outcome);
+        droppedTasks.remove(taskId);
+    }
+
+    /** How the task ended; a task that ended unreported counts as dropped. */
+    Outcome takeOutcome(String taskId) {
+        Outcome outcome = outcomes.remove(taskId);
+        return outcome == null ? new Outcome("", 0, true) : outcome;
     }
 
     void close() {

@@ -14,6 +14,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -65,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * {@link SchedulingPolicy} picks among the streams with room; the default serves paced streams
  * first and shares the rest by job weight (docs/generation.md, "Scheduling policy").
  *
+ * <p><b>Speculation.</b> Producers announce a speed factor when they start and are measured task by
+ * task ({@link ProducerModel}); waiting producers are answered the fastest first, and one too slow
+ * for a paced stream gets none of its tasks. After every poll and every task done, a paced task
+ * whose producer is slow, or that is late for its readers, gets a duplicate that goes out first to
+ * another producer; the first complete copy wins and the others are told to drop theirs ({@link
+ * Speculation}, docs/generation.md, "Speculative duplicates").
+ *
  * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the tasks they handed
  * out (for the COMPLETED status's locality), and the control plane's read positions, so a
  * JobManager failover resumes the running jobs where they were. Which producer holds which
@@ -82,7 +90,8 @@ public final class GenerationEnumerator
             Duration pollInterval,
             Map<String, String> hosts,
             int tasksAheadPerStream,
-            Map<String, Transport> transports)
+            Map<String, Transport> transports,
+            boolean speculation)
             implements Serializable {}
 
     private final SplitEnumeratorContext<ComputeTaskSplit> context;
@@ -100,6 +109,11 @@ public final class GenerationEnumerator
     private final Map<Integer, Integer> wanting = new LinkedHashMap<>();
     private final Map<Integer, String> producerHosts = new HashMap<>();
     private final Map<Integer, Set<String>> inFlight = new HashMap<>();
+    private final ProducerModel producers = new ProducerModel();
+    private final Speculation speculation = new Speculation(producers);
+    // Tasks to tell a producer to drop, held while it is slow: an event to a TaskManager that
+    // does not answer in Flink's RPC timeout fails its task, and a paused one may resume.
+    private final Map<Integer, Set<String>> dropsDue = new HashMap<>();
     private Map<String, Long> positions;
     private ControlPlane control;
 
@@ -170,7 +184,77 @@ public final class GenerationEnumerator
         positions = batch.positions();
         expireWaitingJobs();
         abortJobsWithSilentReaders();
+        speculate();
         assign();
+    }
+
+    /**
+     * Puts a duplicate of each late paced task first in its job's tasks to go out, and tells the
+     * producers that are no longer slow to drop the copies that lost (docs/generation.md,
+     * "Speculative duplicates").
+     */
+    private void speculate() {
+        if (!settings.speculation()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        Map<Integer, String> live = liveProducers();
+        for (ScheduledJob job : jobs.values()) {
+            if (job.state != JobState.RUNNING) {
+                continue;
+            }
+            for (var stream : job.spec.streams()) {
+                if (stream.rateBytesPerSecond().isEmpty()) {
+                    continue;
+                }
+                long rate = stream.rateBytesPerSecond().getAsLong();
+                for (Speculation.Late late :
+                        speculation.toDuplicate(job, stream.name(), rate, live, now)) {
+                    LOG.info(
+                            "task {} at producers {}: a duplicate goes out, {}",
+                            late.held().task.id(),
+                            late.held().computing,
+                            late.why());
+                    job.duplicate(late.held());
+                }
+            }
+        }
+        for (var due : dropsDue.entrySet()) {
+            if (!due.getValue().isEmpty() && !speculation.isSlow(due.getKey(), now)) {
+                for (String task : due.getValue()) {
+                    context.sendEventToSourceReader(due.getKey(), new JobEvents.DropTask(task));
+                }
+                due.getValue().clear();
+            }
+        }
+    }
+
+    /** The registered producers and their hosts ("" where not known yet). */
+    private Map<Integer, String> liveProducers() {
+        Map<Integer, String> live = new HashMap<>();
+        for (int subtask : context.registeredReaders().keySet()) {
+            live.put(subtask, producerHosts.getOrDefault(subtask, ""));
+        }
+        return live;
+    }
+
+    /**
+     * Whether {@code producer} may take the next task of paced {@code stream} of {@code job}: any
+     * producer while speculation is off, else one not too slow for it (Speculation).
+     */
+    private boolean pacedFits(ScheduledJob job, String stream, int producer, long now) {
+        if (!settings.speculation()) {
+            return true;
+        }
+        var spec = job.spec.stream(stream).orElseThrow();
+        double bufferedMillis =
+                job.bufferedBytes(stream) * 1000.0 / spec.rateBytesPerSecond().getAsLong();
+        return speculation.mayTakePaced(
+                producer,
+                job.spec.taskSizeBytes(),
+                bufferedMillis,
+                context.registeredReaders().keySet(),
+                now);
     }
 
     private void refuseMalformed(MalformedCommand malformed) {
@@ -235,7 +319,7 @@ public final class GenerationEnumerator
             startIfReady(job);
         }
         if (complete && job.state == JobState.RUNNING) {
-            end(job.spec.id(), JobState.COMPLETED, job.locality());
+            end(job.spec.id(), JobState.COMPLETED, job.completion());
         }
     }
 
@@ -313,6 +397,14 @@ public final class GenerationEnumerator
         }
         finishedJobs.add(id);
         publish(id, state, reason);
+        if (job.duplicatesIssued > 0) {
+            LOG.info(
+                    "job {}: {} duplicates issued, {} won, {} bytes wasted",
+                    id,
+                    job.duplicatesIssued,
+                    job.duplicatesWon,
+                    job.bytesWasted);
+        }
         if (state != JobState.COMPLETED) {
             for (int subtask : context.registeredReaders().keySet()) {
                 context.sendEventToSourceReader(subtask, new JobEvents.DropJob(id));
@@ -320,6 +412,7 @@ public final class GenerationEnumerator
             control.release(job.ends());
         }
         inFlight.values().forEach(tasks -> tasks.removeIf(task -> task.startsWith(id + "/")));
+        dropsDue.values().forEach(tasks -> tasks.removeIf(task -> task.startsWith(id + "/")));
     }
 
     private void publish(String id, JobState state, String reason) {
@@ -344,10 +437,12 @@ public final class GenerationEnumerator
      */
     private void assign() {
         Map<Integer, List<ComputeTaskSplit>> assignment = new HashMap<>();
+        long now = clock.getAsLong();
+        Set<Integer> live = context.registeredReaders().keySet();
         boolean progress = true;
         while (progress && !wanting.isEmpty()) {
             progress = false;
-            for (int subtask : List.copyOf(wanting.keySet())) {
+            for (int subtask : byExpectedSpeed(wanting.keySet())) {
                 List<ScheduledJob> runnable = new ArrayList<>();
                 for (ScheduledJob job : jobs.values()) {
                     if (job.state == JobState.RUNNING && job.hasWork()) {
@@ -359,11 +454,16 @@ public final class GenerationEnumerator
                 }
                 Set<String> tasks = inFlight.computeIfAbsent(subtask, s -> new HashSet<>());
                 String host = producerHosts.getOrDefault(subtask, "");
-                ComputeTaskSplit split = takeReturned(runnable, host, tasks);
+                boolean mayTakeDuplicate = speculation.mayTakeDuplicate(subtask, live, now);
+                ComputeTaskSplit split = takeReturned(runnable, host, tasks, mayTakeDuplicate);
                 if (split == null) {
                     List<SchedulingPolicy.SchedulableJob> views = new ArrayList<>();
                     for (ScheduledJob job : runnable) {
-                        SchedulingPolicy.SchedulableJob view = job.forProducer(subtask, host);
+                        SchedulingPolicy.SchedulableJob view =
+                                job.forProducer(
+                                        subtask,
+                                        host,
+                                        stream -> pacedFits(job, stream, subtask, now));
                         if (!view.streamsWithWork().isEmpty()) {
                             views.add(view);
                         }
@@ -388,6 +488,7 @@ public final class GenerationEnumerator
                                 split.emittedChunks(),
                                 owner.transportFor(split.task().stream(), host));
                 owner.handedOut(split.task(), subtask, host);
+                producers.handedOut(subtask, split.splitId(), split.task().length(), now);
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());
                 if (wanting.merge(subtask, -1, Integer::sum) == 0) {
@@ -402,14 +503,27 @@ public final class GenerationEnumerator
     }
 
     /**
+     * The waiting producers, the fastest first when speculation is on (docs/generation.md,
+     * "Producers of unequal speed"): a task goes to the producer expected to be done with it first.
+     * Producers of the same or an unknown rate keep the order in which they asked.
+     */
+    private List<Integer> byExpectedSpeed(Set<Integer> waiting) {
+        List<Integer> order = new ArrayList<>(waiting);
+        if (settings.speculation()) {
+            order.sort(Comparator.<Integer>comparingDouble(producers::rate).reversed());
+        }
+        return order;
+    }
+
+    /**
      * A task given back (by a lost producer, or put back after a reader was resubscribed) that may
      * go to a producer on {@code host} holding {@code held}, which goes out before any new one;
      * null if none.
      */
     private static ComputeTaskSplit takeReturned(
-            List<ScheduledJob> runnable, String host, Set<String> held) {
+            List<ScheduledJob> runnable, String host, Set<String> held, boolean mayTakeDuplicate) {
         for (ScheduledJob job : runnable) {
-            ComputeTaskSplit back = job.takeReturned(host, held);
+            ComputeTaskSplit back = job.takeReturned(host, held, mayTakeDuplicate);
             if (back != null) {
                 return back;
             }
@@ -419,10 +533,29 @@ public final class GenerationEnumerator
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
-        if (event instanceof JobEvents.TaskDone done) {
+        if (event instanceof JobEvents.ProducerReady ready) {
+            LOG.info(
+                    "producer {} computes {} tasks at once, speed factor {}",
+                    subtaskId,
+                    ready.tasksInFlight(),
+                    ready.speedFactor());
+            producers.announced(subtaskId, ready.speedFactor());
+        } else if (event instanceof JobEvents.TaskDone done) {
+            long now = clock.getAsLong();
             inFlight.getOrDefault(subtaskId, Set.of()).remove(done.taskId());
+            producers.done(subtaskId, done.taskId(), done.isComplete(), now);
+            dropsDue.getOrDefault(subtaskId, new HashSet<>()).remove(done.taskId());
             if (!done.failure().isEmpty()) {
                 end(done.jobId(), JobState.FAILED, "task " + done.taskId() + ": " + done.failure());
+                return;
+            }
+            ScheduledJob job = jobs.get(done.jobId());
+            if (job != null) {
+                for (int loser : job.taskDone(subtaskId, done)) {
+                    dropsDue.computeIfAbsent(loser, s -> new HashSet<>()).add(done.taskId());
+                }
+                speculate();
+                assign();
             }
         }
     }
@@ -435,11 +568,16 @@ public final class GenerationEnumerator
                 splits.stream().map(ComputeTaskSplit::splitId).toList());
         wanting.remove(subtaskId);
         inFlight.remove(subtaskId);
+        dropsDue.remove(subtaskId);
+        producers.lost(subtaskId);
         for (ComputeTaskSplit split : splits) {
             ScheduledJob job = jobs.get(split.jobId());
             if (job != null) {
                 job.givenBack(split.task(), subtaskId);
-                job.returned.addFirst(split);
+                // A duplicate of it may be waiting already: once is enough.
+                if (job.returned.stream().noneMatch(r -> r.splitId().equals(split.splitId()))) {
+                    job.returned.addFirst(split);
+                }
             }
         }
         assign();

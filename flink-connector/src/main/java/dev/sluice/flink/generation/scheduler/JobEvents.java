@@ -9,11 +9,37 @@ public final class JobEvents {
     private JobEvents() {}
 
     /**
-     * Producer → scheduler: a task is done, all its chunks emitted, or it failed ({@code failure}
-     * not empty), which fails the job.
+     * Producer → scheduler, when it starts: its capacity, the tasks it computes at once (one
+     * computing while the other's chunks leave) and its configured speed factor
+     * (docs/generation.md, "Producers of unequal speed").
      */
-    public record TaskDone(String jobId, String taskId, String failure) implements SourceEvent {}
+    public record ProducerReady(int tasksInFlight, double speedFactor) implements SourceEvent {}
+
+    /**
+     * Producer → scheduler: a task is done, all its chunks emitted, or it failed ({@code failure}
+     * not empty), which fails the job, or it was dropped before its end ({@code dropped}: its job
+     * ended, or another copy of it won). {@code bytesEmitted}: the payload bytes it emitted.
+     */
+    public record TaskDone(
+            String jobId, String taskId, String failure, long bytesEmitted, boolean dropped)
+            implements SourceEvent {
+
+        /** A task computed to its end. */
+        public static TaskDone complete(String jobId, String taskId, long bytesEmitted) {
+            return new TaskDone(jobId, taskId, "", bytesEmitted, false);
+        }
+
+        boolean isComplete() {
+            return failure.isEmpty() && !dropped;
+        }
+    }
 
     /** Scheduler → producers: drop the job's tasks (cancelled or failed). */
     public record DropJob(String jobId) implements SourceEvent {}
+
+    /**
+     * Scheduler → a producer: drop this task, another copy of it was computed first
+     * (docs/generation.md, "Speculative duplicates").
+     */
+    public record DropTask(String taskId) implements SourceEvent {}
 }

@@ -14,10 +14,15 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.apache.flink.annotation.Internal;
 
@@ -47,8 +52,12 @@ public final class ScheduledJob {
     final Map<String, Map<Integer, Long>> heard = new HashMap<>();
     // Per stream, how far its readers got.
     private final Map<String, StreamDeliveryState> delivery = new HashMap<>();
-    // Per stream, its tasks handed out and not delivered yet, in the order they went out.
-    private final Map<String, List<Undelivered>> undelivered = new HashMap<>();
+    // Per stream, its tasks handed out and not delivered yet, by task index.
+    private final Map<String, NavigableMap<Integer, HeldTask>> undelivered = new HashMap<>();
+    // Per stream, when its delivered seq last grew: from there its readers go on at its rate.
+    private final Map<String, Long> advancedMillis = new HashMap<>();
+    // Tasks of which a duplicate went out: the bytes their losing copies emitted are wasted.
+    private final Set<String> duplicated = new HashSet<>();
     private final int tasksAheadPerStream;
     private final UnaryOperator<String> hosts;
     private final Function<String, Transport> locationTransports;
@@ -57,9 +66,33 @@ public final class ScheduledJob {
     // that a restored scheduler goes on counting (docs/generation.md, "Failover").
     int tasksHandedOut;
     int tasksHandedOutLocally;
+    // Speculative duplicates (docs/generation.md, "Speculative duplicates"): handed out, those
+    // whose copy was done first, and the bytes the losing copies emitted.
+    int duplicatesIssued;
+    int duplicatesWon;
+    long bytesWasted;
 
-    /** A task handed to {@code producer} whose last chunk, {@code lastSeq}, is not delivered. */
-    private record Undelivered(String taskId, int producer, long lastSeq, long bytes) {}
+    /**
+     * A task handed out whose last chunk is not delivered: the producers it was handed to (each
+     * holds it in its window until it is delivered), those still computing it, the first to be done
+     * with it, and whether a duplicate of it waits to go out.
+     */
+    static final class HeldTask {
+        final ComputeTask task;
+        final Set<Integer> holders = new LinkedHashSet<>();
+        final Set<Integer> computing = new LinkedHashSet<>();
+        int original = -1;
+        int winner = -1;
+        boolean duplicatePending;
+
+        HeldTask(ComputeTask task) {
+            this.task = task;
+        }
+
+        boolean done() {
+            return winner >= 0;
+        }
+    }
 
     ScheduledJob(
             JobSpec spec,
@@ -78,10 +111,13 @@ public final class ScheduledJob {
     }
 
     /**
-     * The job as a policy sees it when {@code producer}, on {@code producerHost}, asks for work.
+     * The job as a policy sees it when {@code producer}, on {@code producerHost}, asks for work; a
+     * paced stream only if {@code pacedFits} takes it (docs/generation.md, "Producers of unequal
+     * speed").
      */
-    SchedulingPolicy.SchedulableJob forProducer(int producer, String producerHost) {
-        return new ProducerView(producer, producerHost);
+    SchedulingPolicy.SchedulableJob forProducer(
+            int producer, String producerHost, Predicate<String> pacedFits) {
+        return new ProducerView(producer, producerHost, pacedFits);
     }
 
     /**
@@ -94,7 +130,7 @@ public final class ScheduledJob {
     }
 
     /** Whether a task of {@code stream} may go to a producer on {@code producerHost}. */
-    private boolean mayGoTo(String stream, String producerHost) {
+    boolean mayGoTo(String stream, String producerHost) {
         return transportOf(stream) != Transport.LOCAL || hostOf(stream).equals(producerHost);
     }
 
@@ -116,20 +152,97 @@ public final class ScheduledJob {
      * stays for a producer on its host; a task put back while its producer still computes it stays
      * for another producer or until that one finishes it, since a Flink source reader holds each
      * split id once. A task delivered meanwhile (its first producer's chunks, or those the daemon
-     * fetched again from Kafka, reached the readers) is done and leaves {@code returned}.
+     * fetched again from Kafka, reached the readers) is done and leaves {@code returned}; so does a
+     * duplicate whose task a copy was done with. A duplicate goes only to a producer that {@code
+     * mayTakeDuplicate}.
      */
-    ComputeTaskSplit takeReturned(String producerHost, Set<String> held) {
+    ComputeTaskSplit takeReturned(String producerHost, Set<String> held, boolean mayTakeDuplicate) {
         for (var it = returned.iterator(); it.hasNext(); ) {
             ComputeTaskSplit back = it.next();
-            if (back.task().lastSeq() <= deliveredSeq(back.task().stream())) {
+            HeldTask copies = heldTask(back.task());
+            boolean duplicate = copies != null && copies.duplicatePending;
+            if (back.task().lastSeq() <= deliveredSeq(back.task().stream())
+                    || (duplicate && copies.done())) {
                 it.remove();
+                if (duplicate) {
+                    copies.duplicatePending = false;
+                }
             } else if (mayGoTo(back.task().stream(), producerHost)
-                    && !held.contains(back.splitId())) {
+                    && !held.contains(back.splitId())
+                    && (!duplicate || mayTakeDuplicate)) {
                 it.remove();
                 return back;
             }
         }
         return null;
+    }
+
+    private HeldTask heldTask(ComputeTask task) {
+        return held(task.stream()).get(task.index());
+    }
+
+    private NavigableMap<Integer, HeldTask> held(String stream) {
+        return undelivered.computeIfAbsent(stream, s -> new TreeMap<>());
+    }
+
+    /**
+     * The stream's tasks handed out and not delivered, in task order: what speculation looks at.
+     */
+    Iterable<HeldTask> heldTasks(String stream) {
+        return held(stream).values();
+    }
+
+    /**
+     * Puts a duplicate of {@code held}'s task first in {@code returned}, for a producer that holds
+     * no copy of it (docs/generation.md, "Speculative duplicates").
+     */
+    void duplicate(HeldTask held) {
+        held.duplicatePending = true;
+        duplicated.add(held.task.id());
+        returned.addFirst(new ComputeTaskSplit(held.task, 0));
+    }
+
+    /** When the stream's delivered seq last grew, or empty before its first chunk was delivered. */
+    Optional<Long> advancedMillis(String stream) {
+        return Optional.ofNullable(advancedMillis.get(stream));
+    }
+
+    /**
+     * {@code producer} reported {@code done} for one of its tasks. A complete copy first of its
+     * task wins; the bytes of a copy that ends after that, or is dropped, are wasted when the task
+     * was duplicated. A copy dropped though none was done (its job goes on) puts the task back to
+     * go out again. Returns the producers still computing a copy that lost, to be told to drop it.
+     */
+    Set<Integer> taskDone(int producer, JobEvents.TaskDone done) {
+        // A task's id is job/stream/index, and names have no '/' (docs/formats.md, "Job spec").
+        String[] parts = done.taskId().split("/");
+        HeldTask held =
+                parts.length == 3 && spec.stream(parts[1]).isPresent()
+                        ? held(parts[1]).get(Integer.parseInt(parts[2]))
+                        : null;
+        boolean wasted = held == null || held.done() || done.dropped();
+        if (wasted && duplicated.contains(done.taskId())) {
+            bytesWasted += done.bytesEmitted();
+        }
+        if (held == null) {
+            return Set.of();
+        }
+        held.computing.remove(producer);
+        if (done.isComplete() && !held.done()) {
+            held.winner = producer;
+            if (duplicated.contains(done.taskId()) && producer != held.original) {
+                duplicatesWon++;
+            }
+            return Set.copyOf(held.computing);
+        }
+        if (done.dropped()) {
+            held.holders.remove(producer);
+            if (!held.done() && held.computing.isEmpty() && !held.duplicatePending) {
+                held(held.task.stream()).remove(held.task.index());
+                returned.addFirst(new ComputeTaskSplit(held.task, 0));
+            }
+        }
+        return Set.of();
     }
 
     /**
@@ -158,9 +271,7 @@ public final class ScheduledJob {
             }
         }
         // They are no producer's any more: each holds the window of the producer it goes to next.
-        undelivered
-                .getOrDefault(stream, new ArrayList<>())
-                .removeIf(held -> requeued.contains(held.taskId()));
+        held(stream).values().removeIf(held -> requeued.contains(held.task.id()));
         return requeued;
     }
 
@@ -171,17 +282,18 @@ public final class ScheduledJob {
     /** Whether {@code producer} holds fewer than tasksAheadPerStream undelivered tasks of it. */
     private boolean hasRoom(String stream, int producer) {
         long held =
-                undelivered.getOrDefault(stream, List.of()).stream()
-                        .filter(task -> task.producer() == producer)
+                held(stream).values().stream()
+                        .filter(task -> task.holders.contains(producer))
                         .count();
         return held < tasksAheadPerStream;
     }
 
-    /** The bytes of the stream's tasks handed out, to any producer, and not delivered yet. */
+    /**
+     * The bytes of the stream's tasks handed out, to any producer, and not delivered yet; a task
+     * handed out twice (a duplicate) counts once.
+     */
     long bufferedBytes(String stream) {
-        return undelivered.getOrDefault(stream, List.of()).stream()
-                .mapToLong(Undelivered::bytes)
-                .sum();
+        return held(stream).values().stream().mapToLong(held -> held.task.length()).sum();
     }
 
     /** Whether a task is left to hand out: one given back, or one not made yet. */
@@ -198,22 +310,36 @@ public final class ScheduledJob {
         if (hostOf(task.stream()).equals(producerHost)) {
             tasksHandedOutLocally++;
         }
-        long lastSeq = task.lastSeq();
-        if (lastSeq > deliveredSeq(task.stream())) {
-            undelivered
-                    .computeIfAbsent(task.stream(), s -> new ArrayList<>())
-                    .add(new Undelivered(task.id(), producer, lastSeq, task.length()));
+        if (task.lastSeq() <= deliveredSeq(task.stream())) {
+            return;
         }
+        HeldTask copies = heldTask(task);
+        if (copies == null) {
+            copies = new HeldTask(task);
+            copies.original = producer;
+            held(task.stream()).put(task.index(), copies);
+        } else if (copies.duplicatePending) {
+            copies.duplicatePending = false;
+            duplicatesIssued++;
+        }
+        copies.holders.add(producer);
+        copies.computing.add(producer);
     }
 
     /** A lost producer gave {@code task} back: it no longer holds it. */
     void givenBack(ComputeTask task, int producer) {
-        undelivered
-                .getOrDefault(task.stream(), new ArrayList<>())
-                .removeIf(held -> held.producer() == producer && held.taskId().equals(task.id()));
+        HeldTask copies = heldTask(task);
+        if (copies != null) {
+            copies.holders.remove(producer);
+            copies.computing.remove(producer);
+            if (copies.holders.isEmpty()) {
+                held(task.stream()).remove(task.index());
+            }
+        }
     }
 
-    private long deliveredSeq(String stream) {
+    /** The stream's delivered seq: the smallest of its readers', -1 before any. */
+    long deliveredSeq(String stream) {
         StreamDeliveryState state = delivery.get(stream);
         return state == null ? -1 : state.deliveredSeq();
     }
@@ -234,6 +360,25 @@ public final class ScheduledJob {
                 + " of "
                 + tasksHandedOut
                 + " tasks computed on their output location's host";
+    }
+
+    /**
+     * The COMPLETED status's reason: the job's locality, then, when it had any, its duplicates ("2
+     * duplicates issued, 1 won, 524288 bytes wasted"); null when there is neither.
+     */
+    String completion() {
+        String locality = locality();
+        if (duplicatesIssued == 0 && bytesWasted == 0) {
+            return locality;
+        }
+        String duplicates =
+                duplicatesIssued
+                        + " duplicates issued, "
+                        + duplicatesWon
+                        + " won, "
+                        + bytesWasted
+                        + " bytes wasted";
+        return locality == null ? duplicates : locality + "; " + duplicates;
     }
 
     String hostOf(String stream) {
@@ -260,9 +405,8 @@ public final class ScheduledJob {
         StreamDeliveryState state =
                 delivery.computeIfAbsent(stream, s -> new StreamDeliveryState());
         if (state.update(progress)) {
-            undelivered
-                    .getOrDefault(stream, new ArrayList<>())
-                    .removeIf(task -> task.lastSeq() <= state.deliveredSeq());
+            advancedMillis.put(stream, now);
+            held(stream).values().removeIf(held -> held.task.lastSeq() <= state.deliveredSeq());
         }
         return spec.streams().stream()
                 .allMatch(s -> delivery.containsKey(s.name()) && delivery.get(s.name()).allEnded());
@@ -325,10 +469,12 @@ public final class ScheduledJob {
     private final class ProducerView implements SchedulingPolicy.SchedulableJob {
         private final int producer;
         private final String producerHost;
+        private final Predicate<String> pacedFits;
 
-        ProducerView(int producer, String producerHost) {
+        ProducerView(int producer, String producerHost, Predicate<String> pacedFits) {
             this.producer = producer;
             this.producerHost = producerHost;
+            this.pacedFits = pacedFits;
         }
 
         @Override
@@ -342,7 +488,9 @@ public final class ScheduledJob {
             for (StreamSpec stream : spec.streams()) {
                 if (hasTasksLeft(stream)
                         && hasRoom(stream.name(), producer)
-                        && mayGoTo(stream.name(), producerHost)) {
+                        && mayGoTo(stream.name(), producerHost)
+                        && (stream.rateBytesPerSecond().isEmpty()
+                                || pacedFits.test(stream.name()))) {
                     streams.add(stream.name());
                 }
             }
@@ -370,8 +518,9 @@ public final class ScheduledJob {
                                 + producer
                                 + " now: none left, "
                                 + tasksAheadPerStream
-                                + " of its tasks there are not delivered yet, or the stream's"
-                                + " transport is LOCAL and the producer is not on its host");
+                                + " of its tasks there are not delivered yet, the stream's"
+                                + " transport is LOCAL and the producer is not on its host,"
+                                + " or the stream is paced and the producer too slow for it");
             }
             return ScheduledJob.this.take(stream);
         }

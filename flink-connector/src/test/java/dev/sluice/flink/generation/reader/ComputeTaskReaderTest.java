@@ -33,8 +33,18 @@ class ComputeTaskReaderTest {
     /** Runs the reader over {@code splits} to their end: the chunks, and the finished task ids. */
     private static List<Chunk> run(
             ProducerTasks producer, Set<String> finished, ComputeTaskSplit... splits) {
+        return run(producer, finished, () -> {}, splits);
+    }
+
+    /** As above, {@code handedOut} running once the splits were handed to the reader. */
+    private static List<Chunk> run(
+            ProducerTasks producer,
+            Set<String> finished,
+            Runnable handedOut,
+            ComputeTaskSplit... splits) {
         ComputeTaskReader reader = new ComputeTaskReader(producer);
         reader.handleSplitsChanges(new SplitsAddition<>(List.of(splits)));
+        handedOut.run();
         List<Chunk> chunks = new ArrayList<>();
         while (finished.size() < splits.length) {
             GeneratedChunks fetched = reader.fetch();
@@ -56,7 +66,7 @@ class ComputeTaskReaderTest {
         Set<String> finished = new HashSet<>();
         List<Chunk> chunks =
                 run(
-                        new ProducerTasks(),
+                        new ProducerTasks(0),
                         finished,
                         new ComputeTaskSplit(task(job, 2), 0),
                         new ComputeTaskSplit(task(job, 0), 0),
@@ -83,7 +93,7 @@ class ComputeTaskReaderTest {
         JobSpec job = job(Map.of());
         List<Chunk> chunks =
                 run(
-                        new ProducerTasks(),
+                        new ProducerTasks(0),
                         new HashSet<>(),
                         new ComputeTaskSplit(task(job, 0), 0, Transport.LOCAL),
                         new ComputeTaskSplit(task(job, 1), 0, Transport.KAFKA));
@@ -117,7 +127,7 @@ class ComputeTaskReaderTest {
                 serializer.deserialize(
                         serializer.getVersion(),
                         serializer.serialize(new ComputeTaskSplit(task(job, 1), 2)));
-        List<Chunk> chunks = run(new ProducerTasks(), new HashSet<>(), restored);
+        List<Chunk> chunks = run(new ProducerTasks(0), new HashSet<>(), restored);
         assertThat(chunks).extracting(Chunk::seq).containsExactly(5L);
         assertThat(chunks.get(0).payload())
                 .hasSize(1000)
@@ -127,7 +137,7 @@ class ComputeTaskReaderTest {
     @Test
     void aGeneratorThatThrowsOrGivesTooFewBytesFailsItsTaskOnly() {
         JobSpec job = job(Map.of("failAt", "0", "short", "1"));
-        ProducerTasks producer = new ProducerTasks();
+        ProducerTasks producer = new ProducerTasks(0);
         Set<String> finished = new HashSet<>();
         List<Chunk> chunks =
                 run(
@@ -137,19 +147,44 @@ class ComputeTaskReaderTest {
                         new ComputeTaskSplit(task(job, 1), 0),
                         new ComputeTaskSplit(task(job, 2), 0));
         assertThat(finished).containsExactlyInAnyOrder("j/c0/0", "j/c0/1", "j/c0/2");
-        assertThat(producer.takeFailure("j/c0/0")).contains("no ink for task 0");
-        assertThat(producer.takeFailure("j/c0/1")).contains("3999 of the task's 4000 bytes");
-        assertThat(producer.takeFailure("j/c0/2")).isEmpty();
+        assertThat(producer.takeOutcome("j/c0/0").failure()).contains("no ink for task 0");
+        assertThat(producer.takeOutcome("j/c0/1").failure())
+                .contains("3999 of the task's 4000 bytes");
+        assertThat(producer.takeOutcome("j/c0/2"))
+                .isEqualTo(new ProducerTasks.Outcome("", 2000, false));
         assertThat(chunks).extracting(Chunk::seq).contains(6L, 7L);
     }
 
     @Test
     void aDroppedJobsTasksEndWithoutChunks() {
         JobSpec job = job(Map.of());
-        ProducerTasks producer = new ProducerTasks();
+        ProducerTasks producer = new ProducerTasks(0);
         producer.drop("j");
         Set<String> finished = new HashSet<>();
         assertThat(run(producer, finished, new ComputeTaskSplit(task(job, 0), 0))).isEmpty();
         assertThat(finished).containsExactly("j/c0/0");
+        assertThat(producer.takeOutcome("j/c0/0").dropped()).isTrue();
+    }
+
+    @Test
+    void aDroppedTaskEndsWithoutItsChunksWhileTheJobsOtherTasksGoOn() {
+        JobSpec job = job(Map.of());
+        ProducerTasks producer = new ProducerTasks(0);
+        // A drop that came before the task was handed out again does not hold.
+        producer.dropTask("j/c0/1");
+        Set<String> finished = new HashSet<>();
+        List<Chunk> chunks =
+                run(
+                        producer,
+                        finished,
+                        () -> producer.dropTask("j/c0/0"),
+                        new ComputeTaskSplit(task(job, 0), 0),
+                        new ComputeTaskSplit(task(job, 1), 0));
+        assertThat(finished).containsExactlyInAnyOrder("j/c0/0", "j/c0/1");
+        assertThat(producer.takeOutcome("j/c0/0"))
+                .isEqualTo(new ProducerTasks.Outcome("", 0, true));
+        assertThat(producer.takeOutcome("j/c0/1"))
+                .isEqualTo(new ProducerTasks.Outcome("", 4000, false));
+        assertThat(chunks).extracting(Chunk::seq).containsExactly(3L, 4L, 5L);
     }
 }

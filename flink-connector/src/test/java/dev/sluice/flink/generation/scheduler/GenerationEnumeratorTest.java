@@ -35,7 +35,8 @@ class GenerationEnumeratorTest {
                     Duration.ofMillis(100),
                     Map.of("node-1", "host-b"),
                     2,
-                    Map.of());
+                    Map.of(),
+                    true);
 
     @BeforeEach
     void start() {
@@ -182,7 +183,7 @@ class GenerationEnumeratorTest {
         submitAndStart(job("bad"));
         scheduler.handleSplitRequest(0, "host-a");
         scheduler.handleSplitRequest(0, "host-a");
-        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("bad", "bad/c0/0", "boom"));
+        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("bad", "bad/c0/0", "boom", 0, false));
         assertThat(control.states("bad")).endsWith(JobState.FAILED);
         assertThat(control.reason("bad", JobState.FAILED)).contains("bad/c0/0", "boom");
         assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("bad"));
@@ -543,6 +544,12 @@ class GenerationEnumeratorTest {
 
     /** The scheduler again, empty, with {@code node-1} (host-b) set to {@code transport}. */
     private void restartWithOutputLocationTransport(Transport transport) throws Exception {
+        restartWith(Map.of("node-1", transport), SETTINGS.speculation());
+    }
+
+    /** A new scheduler with these output location transports and speculation on or off. */
+    private void restartWith(Map<String, Transport> transports, boolean speculation)
+            throws Exception {
         context = new TestingSplitEnumeratorContext<>(3);
         scheduler.close();
         scheduler =
@@ -554,7 +561,8 @@ class GenerationEnumeratorTest {
                                 SETTINGS.pollInterval(),
                                 SETTINGS.hosts(),
                                 SETTINGS.tasksAheadPerStream(),
-                                Map.of("node-1", transport)));
+                                transports,
+                                speculation));
     }
 
     private void resubscribed(String job, String stream, long deliveredSeq) {
@@ -566,7 +574,8 @@ class GenerationEnumeratorTest {
 
     private void done(int subtask, String task) {
         scheduler.handleSourceEvent(
-                subtask, new JobEvents.TaskDone(task.substring(0, task.indexOf('/')), task, ""));
+                subtask,
+                JobEvents.TaskDone.complete(task.substring(0, task.indexOf('/')), task, 2 * 1024));
     }
 
     @Test
@@ -735,5 +744,113 @@ class GenerationEnumeratorTest {
         scheduler.handleSplitRequest(2, "host-c");
 
         assertThat(tasksOf(2)).containsExactly("before/c1/1");
+    }
+
+    /** A job of one stream, c0 to node-0, of 8 tasks of two 1 KiB chunks, read at {@code rate}. */
+    private static JobSpec pacedJob(String id, long rate) {
+        return TestJobs.paced(
+                TestJobs.job(id, 1, 16 * 1024, 2 * 1024, 1024, Object.class, Map.of()), rate);
+    }
+
+    /** c0's reader of {@code job} was delivered up to {@code seq}, at the clock's time. */
+    private void delivered(String job, long seq, boolean ended) {
+        control.progress.add(new DeliveryProgress(job, "c0", 0, 1, seq, 1024 * (seq + 1), ended));
+        turn();
+    }
+
+    private void after(long millis) {
+        clock.addAndGet(millis);
+        turn();
+    }
+
+    private String completion(String job) {
+        return control.published.stream()
+                .filter(s -> s.jobId().equals(job) && s.state() == JobState.COMPLETED)
+                .findFirst()
+                .orElseThrow()
+                .reason()
+                .orElseThrow();
+    }
+
+    @Test
+    void aStalledProducersPacedTaskGetsADuplicateAndTheFirstCopyDoneWins() {
+        submitAndStart(pacedJob("stall", 2048));
+        scheduler.handleSplitRequest(0, "host-a");
+        after(100);
+        done(0, "stall/c0/0");
+        scheduler.handleSplitRequest(0, "host-a");
+        delivered("stall", 1, false);
+        assertThat(tasksOf(0)).containsExactly("stall/c0/0", "stall/c0/1");
+
+        // Producer 0 computed a task in 100 ms; 250 ms into task 1 it is late, not yet slow.
+        after(250);
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("stall/c0/2");
+        // Past three times its expected time it is slow: task 1 goes out again, first.
+        after(100);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactly("stall/c0/1");
+
+        after(100);
+        done(2, "stall/c0/1");
+        delivered("stall", 3, false);
+        assertThat(context.getSentEvents().getOrDefault(0, List.of()))
+                .as("no event to a producer that does not answer")
+                .isEmpty();
+        // Producer 0 comes back and finishes its copy: wasted.
+        done(0, "stall/c0/1");
+        delivered("stall", 15, true);
+        assertThat(completion("stall")).endsWith("1 duplicates issued, 1 won, 2048 bytes wasted");
+    }
+
+    @Test
+    void aSlowProducerTakesAPacedTaskOnlyWhenTheBufferOutlastsItAndLosesItWhenTheBufferRunsLow() {
+        // A task lasts the reader 2 s; producer 1 computes one in 1 s, producer 0 is announced
+        // four times slower: 4 s a task.
+        submitAndStart(pacedJob("slow", 1024));
+        scheduler.handleSourceEvent(0, new JobEvents.ProducerReady(2, 0.25));
+        scheduler.handleSplitRequest(1, "host-b");
+        after(1000);
+        done(1, "slow/c0/0");
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(0)).as("2 s of buffer, 4 s to compute").isEmpty();
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(0)).as("4 s of buffer").containsExactly("slow/c0/2");
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2))
+                .as("no duplicate before the reader started")
+                .containsExactly("slow/c0/3");
+
+        // Task 0 delivered: the reader needs task 2 in 2 s, producer 0 is done with it in 4.
+        after(100);
+        delivered("slow", 1, false);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactly("slow/c0/3", "slow/c0/2");
+        after(900);
+        done(1, "slow/c0/1");
+        done(2, "slow/c0/3");
+        delivered("slow", 3, false);
+        after(1000);
+        done(2, "slow/c0/2");
+        assertThat(context.getSentEvents().get(0))
+                .as("the losing copy is dropped")
+                .containsExactly(new JobEvents.DropTask("slow/c0/2"));
+        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("slow", "slow/c0/2", "", 512, true));
+        delivered("slow", 15, true);
+        assertThat(completion("slow")).endsWith("1 duplicates issued, 1 won, 512 bytes wasted");
+    }
+
+    @Test
+    void withoutSpeculationAStalledProducerKeepsItsTask() throws Exception {
+        restartWith(SETTINGS.transports(), false);
+        submitAndStart(pacedJob("off", 2048));
+        scheduler.handleSplitRequest(0, "host-a");
+        after(100);
+        done(0, "off/c0/0");
+        scheduler.handleSplitRequest(0, "host-a");
+        delivered("off", 1, false);
+        after(1000);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactly("off/c0/2");
     }
 }

@@ -1,0 +1,174 @@
+package dev.sluice.flink.generation.scheduler;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * What the scheduler knows of each producer's speed (docs/generation.md, "Producers of unequal
+ * speed"): the speed factor it announced, its delivered rate measured task by task, and the tasks
+ * it holds in the order it computes them, from which the time each of them is expected to be done
+ * follows.
+ *
+ * <p>A producer computes its tasks one after the other in the order they were handed to it, so the
+ * task at the head of its queue started when it was handed out or when the one before it was done,
+ * whichever came later. A task that takes longer than expected is assumed to need as long again as
+ * it overran: the estimate of a stalled producer grows with its stall, and one that runs late by a
+ * little is not given up on at once.
+ *
+ * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
+ */
+@Internal
+final class ProducerModel {
+    /** The weight of a task's measured rate in the producer's moving average. */
+    static final double RATE_WEIGHT = 0.3;
+
+    private final Map<Integer, Producer> producers = new HashMap<>();
+
+    /** A task in a producer's queue: its id, its bytes, when it was handed out. */
+    private record Held(String taskId, long bytes, long handedOutMillis) {}
+
+    private static final class Producer {
+        double speedFactor = 1.0;
+        // Bytes per millisecond, 0 until a task was measured.
+        double measuredRate;
+        long lastDoneMillis = Long.MIN_VALUE;
+        final Deque<Held> queue = new ArrayDeque<>();
+    }
+
+    private Producer producer(int subtask) {
+        return producers.computeIfAbsent(subtask, s -> new Producer());
+    }
+
+    /** The speed factor {@code subtask} announced when it started. */
+    void announced(int subtask, double speedFactor) {
+        producer(subtask).speedFactor = speedFactor;
+    }
+
+    /** {@code subtask} was handed {@code taskId} of {@code bytes} at {@code now}. */
+    void handedOut(int subtask, String taskId, long bytes, long now) {
+        producer(subtask).queue.addLast(new Held(taskId, bytes, now));
+    }
+
+    /**
+     * {@code subtask} finished {@code taskId} at {@code now}: computed to its end ({@code
+     * complete}), which measures its rate, or dropped or failed, which does not.
+     */
+    void done(int subtask, String taskId, boolean complete, long now) {
+        Producer producer = producers.get(subtask);
+        if (producer == null) {
+            return;
+        }
+        Held head = producer.queue.peekFirst();
+        if (complete && head != null && head.taskId().equals(taskId)) {
+            long took = Math.max(1, now - startOf(producer, head));
+            double rate = (double) head.bytes() / took;
+            producer.measuredRate =
+                    producer.measuredRate == 0
+                            ? rate
+                            : RATE_WEIGHT * rate + (1 - RATE_WEIGHT) * producer.measuredRate;
+        }
+        producer.queue.removeIf(held -> held.taskId().equals(taskId));
+        producer.lastDoneMillis = now;
+    }
+
+    /** {@code subtask} is gone (Flink gave its tasks back): it holds nothing. */
+    void lost(int subtask) {
+        Producer producer = producers.get(subtask);
+        if (producer != null) {
+            producer.queue.clear();
+            producer.measuredRate = 0;
+        }
+    }
+
+    /**
+     * The producer's rate in bytes per millisecond: measured, or, before its first task was, the
+     * measured producers' rate per unit of speed factor times its own factor; 0 when no producer
+     * was measured yet.
+     */
+    double rate(int subtask) {
+        Producer producer = producers.get(subtask);
+        if (producer != null && producer.measuredRate > 0) {
+            return producer.measuredRate;
+        }
+        double perFactor = 0;
+        int measured = 0;
+        for (Producer other : producers.values()) {
+            if (other.measuredRate > 0) {
+                perFactor += other.measuredRate / other.speedFactor;
+                measured++;
+            }
+        }
+        if (measured == 0) {
+            return 0;
+        }
+        return perFactor / measured * (producer == null ? 1.0 : producer.speedFactor);
+    }
+
+    /** The fastest rate among {@code subtasks}, 0 if none is known. */
+    double fastestRate(Iterable<Integer> subtasks) {
+        double fastest = 0;
+        for (int subtask : subtasks) {
+            fastest = Math.max(fastest, rate(subtask));
+        }
+        return fastest;
+    }
+
+    /** How long {@code bytes} take on the producer, empty while its rate is unknown. */
+    OptionalLong expectedMillis(int subtask, long bytes) {
+        double rate = rate(subtask);
+        return rate > 0 ? OptionalLong.of(Math.round(bytes / rate)) : OptionalLong.empty();
+    }
+
+    /**
+     * When the producer is expected to be done with {@code taskId}, which it holds: after the rest
+     * of the task at its queue's head and every task before {@code taskId}; empty while its rate is
+     * unknown or it does not hold the task.
+     */
+    OptionalLong expectedDone(int subtask, String taskId, long now) {
+        Producer producer = producers.get(subtask);
+        double rate = rate(subtask);
+        if (producer == null || rate <= 0) {
+            return OptionalLong.empty();
+        }
+        long at = now;
+        boolean head = true;
+        for (Held held : producer.queue) {
+            long expected = Math.round(held.bytes() / rate);
+            if (head) {
+                long elapsed = Math.max(0, now - startOf(producer, held));
+                at += Math.abs(expected - elapsed);
+                head = false;
+            } else {
+                at += expected;
+            }
+            if (held.taskId().equals(taskId)) {
+                return OptionalLong.of(at);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Whether the task at the producer's head has run for more than {@code factor} times its
+     * expected time: the producer is slow or stalled (docs/generation.md, "Speculative
+     * duplicates"). False while its rate is unknown.
+     */
+    boolean overran(int subtask, double factor, long now) {
+        Producer producer = producers.get(subtask);
+        if (producer == null || producer.queue.isEmpty()) {
+            return false;
+        }
+        Held head = producer.queue.peekFirst();
+        OptionalLong expected = expectedMillis(subtask, head.bytes());
+        return expected.isPresent()
+                && now - startOf(producer, head) > factor * Math.max(1, expected.getAsLong());
+    }
+
+    private static long startOf(Producer producer, Held head) {
+        return Math.max(head.handedOutMillis(), producer.lastDoneMillis);
+    }
+}

@@ -1,0 +1,179 @@
+package dev.sluice.flink.generation.scheduler;
+
+import dev.sluice.client.job.BufferModel;
+import dev.sluice.flink.generation.ComputeTask;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * When a paced stream's task gets a duplicate, and which producers a paced task may go to
+ * (docs/generation.md, "Producers of unequal speed" and "Speculative duplicates"), from the
+ * producers' speeds ({@link ProducerModel}) and how far each stream's readers got.
+ *
+ * <ul>
+ *   <li>A producer whose task at hand has run for more than {@link BufferModel#SLOW_FACTOR} times
+ *       its expected time is <i>slow</i>: every paced task it computes gets a duplicate, without
+ *       waiting for Flink to declare it lost, and it gets no paced task until it is done with that
+ *       one.
+ *   <li>A paced stream's task gets a duplicate when the time its readers' buffer lasts before they
+ *       need the task's first byte falls below twice its expected time on the fastest other
+ *       producer (one to wait for that producer, one to compute) plus {@link
+ *       BufferModel#GUARD_MILLIS}, while the producers computing it are expected to be done later
+ *       than that, and the other producer sooner.
+ *   <li>A producer at least twice as slow as the fastest takes a paced stream's task only when the
+ *       stream's undelivered tasks last its readers longer than the task takes it.
+ * </ul>
+ *
+ * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
+ */
+@Internal
+final class Speculation {
+    // The bounds the readers' start delay is made for (docs/generation.md, "Buffer model").
+    private static final double SLOW_FACTOR = BufferModel.SLOW_FACTOR;
+    private static final long GUARD_MILLIS = BufferModel.GUARD_MILLIS;
+
+    private final ProducerModel producers;
+
+    Speculation(ProducerModel producers) {
+        this.producers = producers;
+    }
+
+    /** Whether {@code producer} is slow now: its task at hand overran. */
+    boolean isSlow(int producer, long now) {
+        return producers.overran(producer, SLOW_FACTOR, now);
+    }
+
+    /**
+     * Whether {@code producer} may take a duplicate: it is not slow, and not twice as slow as the
+     * fastest of {@code live}.
+     */
+    boolean mayTakeDuplicate(int producer, Iterable<Integer> live, long now) {
+        return !isSlow(producer, now) && !muchSlower(producer, live);
+    }
+
+    private boolean muchSlower(int producer, Iterable<Integer> live) {
+        double rate = producers.rate(producer);
+        return rate > 0 && rate * 2 < producers.fastestRate(live);
+    }
+
+    /**
+     * Whether {@code producer} may take the next task ({@code taskBytes}) of a paced stream whose
+     * undelivered tasks last its readers {@code bufferedMillis}.
+     */
+    boolean mayTakePaced(
+            int producer, long taskBytes, double bufferedMillis, Iterable<Integer> live, long now) {
+        if (isSlow(producer, now)) {
+            return false;
+        }
+        if (!muchSlower(producer, live)) {
+            return true;
+        }
+        return producers.expectedMillis(producer, taskBytes).orElse(0) <= bufferedMillis;
+    }
+
+    /** A task to duplicate, and why: its producers are slow, or it is late for its readers. */
+    record Late(ScheduledJob.HeldTask held, String why) {}
+
+    /**
+     * The tasks of a paced stream of {@code job} to duplicate now: {@code stream} read at {@code
+     * rateBytesPerSecond}; {@code hosts}, the live producers and their hosts.
+     */
+    List<Late> toDuplicate(
+            ScheduledJob job,
+            String stream,
+            long rateBytesPerSecond,
+            Map<Integer, String> hosts,
+            long now) {
+        List<Late> late = new ArrayList<>();
+        double bytesPerMilli = rateBytesPerSecond / 1000.0;
+        int chunk = job.spec.stream(stream).orElseThrow().chunkSizeBytes();
+        for (ScheduledJob.HeldTask held : job.heldTasks(stream)) {
+            if (held.done() || held.duplicatePending || held.computing.isEmpty()) {
+                continue;
+            }
+            ComputeTask task = held.task;
+            List<Integer> others = new ArrayList<>();
+            for (var producer : hosts.entrySet()) {
+                if (!held.holders.contains(producer.getKey())
+                        && job.mayGoTo(stream, producer.getValue())
+                        && mayTakeDuplicate(producer.getKey(), hosts.keySet(), now)) {
+                    others.add(producer.getKey());
+                }
+            }
+            if (others.isEmpty()) {
+                continue;
+            }
+            if (held.computing.stream().allMatch(p -> isSlow(p, now))) {
+                late.add(new Late(held, "its producers are slow"));
+            } else {
+                String why = lateForItsReaders(job, held, others, bytesPerMilli, chunk, now);
+                if (why != null) {
+                    late.add(new Late(held, why));
+                }
+            }
+        }
+        return late;
+    }
+
+    /** Why the task is late for its readers, or null if it is not. */
+    private String lateForItsReaders(
+            ScheduledJob job,
+            ScheduledJob.HeldTask held,
+            List<Integer> others,
+            double bytesPerMilli,
+            int chunk,
+            long now) {
+        var advanced = job.advancedMillis(held.task.stream());
+        if (advanced.isEmpty()) {
+            // Its readers started on nothing yet: they cannot starve, only wait longer to start.
+            return null;
+        }
+        long chunksAhead = held.task.firstSeq() - job.deliveredSeq(held.task.stream()) - 1;
+        double neededAt = advanced.get() + Math.max(0, chunksAhead) * chunk / bytesPerMilli;
+        OptionalLong holdersDone = earliest(held, now);
+        OptionalLong other = fastest(others, held.task.length());
+        if (holdersDone.isEmpty() || other.isEmpty()) {
+            return null;
+        }
+        long otherMillis = other.getAsLong();
+        boolean late =
+                holdersDone.getAsLong() > neededAt - GUARD_MILLIS
+                        && neededAt - now < 2 * otherMillis + GUARD_MILLIS
+                        && now + otherMillis + GUARD_MILLIS < holdersDone.getAsLong();
+        return late
+                ? String.format(
+                        "its readers need it in %d ms, its producers are done in %d ms, another"
+                                + " in %d ms",
+                        Math.round(neededAt - now), holdersDone.getAsLong() - now, otherMillis)
+                : null;
+    }
+
+    private OptionalLong earliest(ScheduledJob.HeldTask held, long now) {
+        OptionalLong earliest = OptionalLong.empty();
+        for (int producer : held.computing) {
+            OptionalLong done = producers.expectedDone(producer, held.task.id(), now);
+            if (done.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            if (earliest.isEmpty() || done.getAsLong() < earliest.getAsLong()) {
+                earliest = done;
+            }
+        }
+        return earliest;
+    }
+
+    private OptionalLong fastest(List<Integer> others, long bytes) {
+        OptionalLong fastest = OptionalLong.empty();
+        for (int producer : others) {
+            OptionalLong expected = producers.expectedMillis(producer, bytes);
+            if (expected.isPresent()
+                    && (fastest.isEmpty() || expected.getAsLong() < fastest.getAsLong())) {
+                fastest = expected;
+            }
+        }
+        return fastest;
+    }
+}
