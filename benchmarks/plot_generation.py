@@ -3,7 +3,8 @@ figures of benchmarks/README.md, Generation: MB/s per topology and job with comp
 (Fig. 4) and enabled (Fig. 5) beside the bare producers' ceiling and Kafka in and out (those producers and a bare consumer), and
 the rate achieved at constant speed (Fig. 6) as a share of the rate requested, the printer room:
 each paced printer's achieved share and the greedy job's rate beside the printers as a share of
-its rate alone, per repetition, and the transports: Kafka's MB/s and the local way's per topology,
+its rate alone, per repetition, the faults: achieved / requested per speed with a producer killed
+or slowed, speculation off and on, and the transports: Kafka's MB/s and the local way's per topology,
 compute mode and job, each with its target (compute disabled: half of single-thread memcpy;
 enabled: the raster processor alone on one thread, 1.7 times that with two producers) (median,
 whiskers min to max). Rows of a CSV written before the transports had their columns are Kafka's."""
@@ -31,6 +32,7 @@ if __name__ == "__main__":
     rates, anchors, shares = defaultdict(list), defaultdict(list), defaultdict(list)
     room, greedy = defaultdict(list), defaultdict(dict)
     transports = defaultdict(list)
+    faults = defaultdict(list)
     for r in rows:
         if r["figure"] == "transport":
             transports[(r["topology"], r["compute"] == "true", r["job"], r["transport"])].append(
@@ -41,7 +43,10 @@ if __name__ == "__main__":
             anchors[(r["topology"], int(r["producers"]), r["job"])].append(float(r["mb_per_s"]))
         elif r["figure"] in ("4", "5"):
             rates[(r["figure"], r["topology"], r["job"])].append(float(r["mb_per_s"]))
-        elif r["figure"] == "6":
+        elif r["figure"] == "faults":
+            faults[(r["topology"], r["fault"], r["speculation"] == "true", float(r["speed"]))].append(
+                100 * float(r["achieved_mb_per_s_avg"]) / float(r["requested_mb_per_s"]))
+        elif r["figure"] == "6" and r.get("transport", "kafka") == "kafka":
             requested = float(r["requested_mb_per_s"])
             shares[(r["topology"], float(r["speed"]))].append(
                 100 * float(r["achieved_mb_per_s_avg"]) / requested)
@@ -53,7 +58,8 @@ if __name__ == "__main__":
     # One panel per figure the run has (--figures), in the README's order.
     panels = [p for p, present in (("4", any(k[0] == "4" for k in rates)),
                                    ("5", any(k[0] == "5" for k in rates)),
-                                   ("6", bool(shares)), ("room", bool(room)),
+                                   ("6", bool(shares)), ("faults", bool(faults)),
+                                   ("room", bool(room)),
                                    ("transport", bool(transports))) if present]
     figure, axes = plt.subplots(1, len(panels), figsize=(max(10.0, 6.2 * len(panels)), 4.8),
                                 squeeze=False)
@@ -91,7 +97,21 @@ if __name__ == "__main__":
         axis.set_ylim(80, 105)
         axis.set_xticks(range(len(TOPOLOGIES)), TOPOLOGIES)
         axis.set_ylabel("achieved / requested, %")
-        axis.set_title("Fig. 6: readers at constant speed")
+        axis.set_title("Fig. 6: readers at constant speed (Kafka)")
+        axis.legend(fontsize=8)
+    if "faults" in axis_of:
+        axis = axis_of["faults"]
+        groups = sorted({(t, f, s) for t, f, _, s in faults},
+                        key=lambda g: (TOPOLOGIES.index(g[0]), g[1], g[2]))
+        for k, on in enumerate((False, True)):
+            medians, errors = whiskers([faults.get(g + (on,), []) for g in groups])
+            axis.bar([i + (k - 0.5) * 0.4 for i in range(len(groups))], medians, 0.4,
+                     yerr=errors, capsize=3, label=f"speculation {'on' if on else 'off'}")
+        axis.axhline(100, color="grey", linewidth=0.8)
+        axis.set_xticks(range(len(groups)), [f"{t}\n{f} {s:.0%}" for t, f, s in groups],
+                        fontsize=7)
+        axis.set_ylabel("achieved / requested, %")
+        axis.set_title("Faults: a producer killed or slowed 4x")
         axis.legend(fontsize=8)
     if "room" in axis_of:
         axis = axis_of["room"]

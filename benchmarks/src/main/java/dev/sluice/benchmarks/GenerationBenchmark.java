@@ -1,5 +1,7 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.client.job.BufferModel;
+import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
@@ -29,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -61,15 +65,20 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>the printer room: four paced jobs at once, each on an output location of its own, and a
  *       greedy (unpaced) job beside them on a fifth, two producers: the paced streams' starvation,
  *       loss and lateness, and the greedy job's rate against the same job alone;
+ *   <li>the faults: job B with computation, its readers at 50 %, 80 % and 90 % of the Fig. 5 rate
+ *       of its topology (two producers), one producer killed halfway through the job or slowed four
+ *       times for the whole of it ({@link FaultyRipGenerator}), with speculation off (the anchor)
+ *       and on, on parts of their own, the readers starting with the buffer that rides out a
+ *       producer's loss (docs/generation.md, "Buffer model");
  *   <li>the transports: each topology with compute disabled and enabled, through Kafka and the
  *       local way (docs/generation.md, Transports), beside single-thread memcpy ({@link
  *       MemcpyAnchor}) and the raster processor alone on one thread ({@link RipAlone}), in the same
  *       run.
  * </ul>
  *
- * <p>Every job's spec names its transport: Figs. 4 to 6 and the printer room go through Kafka, as
- * they did before the local way existed; the output locations are on the producers' host, so the
- * local way is open to the transport figure's jobs.
+ * <p>Every job's spec names its transport: Figs. 4 and 5, the printer room and the faults go
+ * through Kafka, as they did before the local way existed, and Fig. 6 goes both ways; the output
+ * locations are on the producers' host, so the local way is open to the transport figure's jobs.
  *
  * <p>A job's throughput is its bytes over the time from its submission to the last chunk read
  * (benchmarks/README.md, Generation). Arguments: {@link GenerationOptions}.
@@ -81,6 +90,14 @@ public final class GenerationBenchmark {
     static final String FIG4 = "4";
     static final String FIG5 = "5";
     static final String FIG6 = "6";
+    static final String FAULTS = GenerationOptions.FAULTS;
+    static final double[] FAULT_SPEEDS = {0.5, 0.8, 0.9};
+    static final List<String> FAULT_KINDS = List.of("kill", "slow");
+    // The faulty producer: the second of two.
+    private static final int FAULTY_PRODUCER = 1;
+    // The duplicates of a COMPLETED status's reason (docs/generation.md, "Speculative duplicates").
+    private static final Pattern DUPLICATES =
+            Pattern.compile("(\\d+) duplicates issued, (\\d+) won, (\\d+) bytes wasted");
     static final String ROOM = GenerationOptions.ROOM;
     static final String TRANSPORT = GenerationOptions.TRANSPORT;
     private static final String WARM_UP = "warm-up";
@@ -136,7 +153,8 @@ public final class GenerationBenchmark {
             double requestedBytesPerSecond,
             List<StreamOutcome> streams,
             double cpuSeconds,
-            PartsCpu parts) {
+            PartsCpu parts,
+            Speculation speculation) {
 
         double mbPerSecond() {
             return bytes / seconds / 1e6;
@@ -197,9 +215,32 @@ public final class GenerationBenchmark {
     }
 
     /**
+     * A run's fault and the scheduler's speculation: the fault struck ("" for none), whether
+     * speculation was on, and the duplicates its job's COMPLETED status counts.
+     */
+    record Speculation(String fault, boolean on, long issued, long won, long bytesWasted) {
+        static final Speculation NONE = new Speculation("", true, 0, 0, 0);
+
+        /** The duplicates counted in {@code reason}, none if it counts none. */
+        Speculation counted(String reason) {
+            Matcher counts = DUPLICATES.matcher(reason);
+            if (!counts.find()) {
+                return new Speculation(fault, on, 0, 0, 0);
+            }
+            return new Speculation(
+                    fault,
+                    on,
+                    Long.parseLong(counts.group(1)),
+                    Long.parseLong(counts.group(2)),
+                    Long.parseLong(counts.group(3)));
+        }
+    }
+
+    /**
      * One job of a run: the topology column of its row, what it prints, where its streams go, each
-     * stream's constant speed in bytes/s (0: read as fast as the chunks come), and the way its
-     * chunks go.
+     * stream's constant speed in bytes/s (0: read as fast as the chunks come), the way its chunks
+     * go, and the fault struck on its producers ("" for none; its readers then start with the
+     * buffer that rides out a producer's loss).
      */
     private record Launch(
             String topology,
@@ -207,7 +248,19 @@ public final class GenerationBenchmark {
             List<String> locations,
             boolean compute,
             double rate,
-            Transport transport) {}
+            Transport transport,
+            String fault) {
+
+        Launch(
+                String topology,
+                PrintJob print,
+                List<String> locations,
+                boolean compute,
+                double rate,
+                Transport transport) {
+            this(topology, print, locations, compute, rate, transport, "");
+        }
+    }
 
     private final GenerationOptions options;
     private final URI image;
@@ -227,6 +280,11 @@ public final class GenerationBenchmark {
                 new GenerationBenchmark(options, TestChart.write(work).toUri());
         for (int producers = 1; producers <= 2; producers++) {
             benchmark.runAll(producers);
+        }
+        if (options.figures().contains(FAULTS)) {
+            for (boolean speculation : List.of(false, true)) {
+                benchmark.faults(speculation);
+            }
         }
         String table = GenerationTables.markdown(benchmark.runs);
         Files.writeString(options.results().resolve("generation.md"), table);
@@ -308,24 +366,77 @@ public final class GenerationBenchmark {
                 double max = medianRate(FIG5, topology, paced) * 1e6 / STREAMS_PER_JOB;
                 for (int rep = 1; rep <= options.fig6Reps(); rep++) {
                     for (double speed : SPEEDS) {
-                        runs.add(
-                                runOne(
-                                        sluice,
-                                        nodes,
-                                        FIG6,
-                                        topology,
-                                        paced,
-                                        true,
-                                        Transport.KAFKA,
-                                        speed,
-                                        speed * max,
-                                        rep));
-                        save();
+                        for (Transport transport : List.of(Transport.KAFKA, Transport.LOCAL)) {
+                            runs.add(
+                                    runOne(
+                                            sluice,
+                                            nodes,
+                                            FIG6,
+                                            topology,
+                                            paced,
+                                            true,
+                                            transport,
+                                            speed,
+                                            speed * max,
+                                            rep));
+                            save();
+                        }
                     }
                 }
             }
             if (room) {
                 printerRoom(sluice, nodes);
+            }
+        }
+    }
+
+    /**
+     * The faults figure on parts of its own, two producers, speculation on or off: per repetition,
+     * fault and speed, job B with compute, each stream read at that share of its topology's Fig. 5
+     * median (the runs of {@link #runAll} with two producers, speculation on), through Kafka.
+     */
+    private void faults(boolean speculation) throws Exception {
+        List<String> topologies =
+                options.topologies().stream().filter(t -> producers(t) == 2).toList();
+        if (topologies.isEmpty()) {
+            return;
+        }
+        PrintJob paced = options.pacedJob();
+        try (EmbeddedSluice sluice =
+                        EmbeddedSluice.builder()
+                                .brokerdBinary(options.brokerd())
+                                .parallelism(2)
+                                .speculation(speculation)
+                                .outputLocations(locations(4), PARTITIONS)
+                                .outputLocationsOnProducersHost()
+                                .maxTaskSizeBytes(taskSize(paced))
+                                .brokerProperty("log.segment.bytes", Long.toString(64L << 20))
+                                .brokerProperty("log.segment.delete.delay.ms", "1000")
+                                .start();
+                OutputNode.Group nodes =
+                        new OutputNode.Group(sluice.daemon().socket(), sluice.bootstrapServers())) {
+            warmUp(sluice, nodes, topologies);
+            for (String topology : topologies) {
+                double max = medianRate(FIG5, topology, paced) * 1e6 / STREAMS_PER_JOB;
+                for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+                    for (String fault : FAULT_KINDS) {
+                        for (double speed : FAULT_SPEEDS) {
+                            Launch launch =
+                                    new Launch(
+                                            topology,
+                                            paced,
+                                            locations(consumers(topology)),
+                                            true,
+                                            speed * max,
+                                            Transport.KAFKA,
+                                            fault);
+                            runs.add(
+                                    run(sluice, nodes, FAULTS, 2, speed, rep, List.of(launch))
+                                            .get(0));
+                            save();
+                        }
+                    }
+                }
             }
         }
     }
@@ -519,7 +630,8 @@ public final class GenerationBenchmark {
                         0,
                         List.of(),
                         timed.cpuSeconds(),
-                        PartsCpu.NONE);
+                        PartsCpu.NONE,
+                        Speculation.NONE);
         System.err.printf(
                 Locale.ROOT,
                 "%s %-4s: %.1f MB/s, %.2f cores busy%n",
@@ -548,14 +660,22 @@ public final class GenerationBenchmark {
                                 ? OptionalLong.of(Math.round(launch.rate()))
                                 : OptionalLong.empty(),
                         launch.compute());
+        GeneratorSpec generator = print.generator();
+        if (!launch.fault().isEmpty()) {
+            Map<String, String> parameters = new HashMap<>(generator.parameters());
+            parameters.put(FaultyRipGenerator.FAULT, launch.fault());
+            parameters.put(FaultyRipGenerator.PRODUCER, Integer.toString(FAULTY_PRODUCER));
+            generator = new GeneratorSpec(FaultyRipGenerator.class.getName(), parameters);
+        }
         return new JobSpec(
                 print.id(),
                 print.inputs(),
-                print.generator(),
+                generator,
                 print.taskSizeBytes(),
                 print.streams(),
                 print.weight(),
-                launch.transport());
+                launch.transport(),
+                !launch.fault().isEmpty());
     }
 
     /**
@@ -588,7 +708,7 @@ public final class GenerationBenchmark {
                             .read(
                                     spec,
                                     Math.round(launch.rate()),
-                                    startDelayMillis(launch.print(), launch.rate()),
+                                    startDelayMillis(launch),
                                     spec.streams().stream()
                                             .filter(s -> s.outputLocation().equals(location))
                                             .map(s -> s.name())
@@ -657,7 +777,9 @@ public final class GenerationBenchmark {
                                 launch.rate(),
                                 read.streams(),
                                 cpu,
-                                parts);
+                                parts,
+                                new Speculation(launch.fault(), sluice.speculation(), 0, 0, 0)
+                                        .counted(status.reason().orElse("")));
                 System.err.printf(
                         Locale.ROOT,
                         "fig %s %-12s %-4s compute=%-5s %-5s rate=%.1f MB/s: %.1f MB/s, first"
@@ -781,7 +903,8 @@ public final class GenerationBenchmark {
                         0,
                         List.of(),
                         cpu,
-                        PartsCpu.NONE);
+                        PartsCpu.NONE,
+                        Speculation.NONE);
         System.err.printf(
                 Locale.ROOT,
                 "%s %d producer(s) %-4s: %.1f MB/s, %.2f cores busy%n",
@@ -869,14 +992,20 @@ public final class GenerationBenchmark {
     }
 
     /**
-     * A paced reader's start delay: one task of its stream at its rate. A stream's chunks come a
-     * task at a time, once per round of the producers over the job's streams, faster than it is
+     * A paced reader's start delay: one task of its stream at its rate, or under a fault the buffer
+     * that rides out a producer's loss (docs/generation.md, "Buffer model"). A stream's chunks come
+     * a task at a time, once per round of the producers over the job's streams, faster than it is
      * read, with a gap after each; the reader must hold enough to outlast a late round. With half a
      * task, two producers starved a reader at 90 % of their median in one of three repetitions of
      * most runs (up to 8.6 % loss on a stream).
      */
-    private long startDelayMillis(PrintJob job, double rate) {
-        return rate > 0 ? Math.round(taskSize(job) * 1000 / rate) : 0;
+    private long startDelayMillis(Launch launch) {
+        if (launch.rate() <= 0) {
+            return 0;
+        }
+        return BufferModel.startDelayNanos(
+                        taskSize(launch.print()), launch.rate(), !launch.fault().isEmpty())
+                / 1_000_000;
     }
 
     private long taskSize(PrintJob job) {

@@ -15,11 +15,11 @@ import java.util.Set;
  * @param brokerd the {@code sluice-brokerd} binary
  * @param results where the CSV, the tables and the plot go
  * @param reps repetitions of Figs. 4 and 5 and of the ceilings
- * @param fig6Reps repetitions of Fig. 6 and of the printer room
+ * @param fig6Reps repetitions of Fig. 6, of the printer room and of the faults
  * @param jobs the print jobs of Figs. 4 and 5; Fig. 6 and the printer room pace the last
  * @param topologies the topologies of Figs. 4 to 6
- * @param figures which of {@code 4}, {@code 5}, {@code 6}, {@code room} and {@code transport} to
- *     run
+ * @param figures which of {@code 4}, {@code 5}, {@code 6}, {@code room}, {@code transport} and
+ *     {@code faults} to run
  * @param roomLoad the share of the many-to-many Fig. 5 median the room's paced jobs request
  *     together
  * @param roomGreedy the printer room's unpaced job
@@ -37,7 +37,8 @@ record GenerationOptions(
 
     static final String ROOM = "room";
     static final String TRANSPORT = "transport";
-    private static final Set<String> FIGURES = Set.of("4", "5", "6", ROOM, TRANSPORT);
+    static final String FAULTS = "faults";
+    private static final Set<String> FIGURES = Set.of("4", "5", "6", ROOM, TRANSPORT, FAULTS);
     private static final Set<String> NAMES =
             Set.of(
                     "--brokerd",
@@ -91,8 +92,14 @@ record GenerationOptions(
                 throw new IllegalArgumentException(
                         "--figures: unknown figure '"
                                 + figure
-                                + "'; expected some of 4,5,6,room,transport");
+                                + "'; expected some of 4,5,6,room,transport,faults");
             }
+        }
+        if (figures.contains(FAULTS)
+                && topologies.stream().noneMatch(t -> GenerationBenchmark.producers(t) == 2)) {
+            throw new IllegalArgumentException(
+                    "--figures faults strikes one of two producers: add many-to-one or"
+                            + " many-to-many to --topologies");
         }
         if (figures.contains(ROOM) && !topologies.contains("many-to-many")) {
             throw new IllegalArgumentException(
@@ -147,9 +154,15 @@ record GenerationOptions(
         return jobs.get(jobs.size() - 1);
     }
 
-    /** Whether the runs of Fig. 5 are needed: for themselves, or as Fig. 6's or the room's pace. */
+    /**
+     * Whether the runs of Fig. 5 are needed: for themselves, or as the pace of Fig. 6, the room or
+     * the faults.
+     */
     boolean runsFig5() {
-        return figures.contains("5") || figures.contains("6") || figures.contains(ROOM);
+        return figures.contains("5")
+                || figures.contains("6")
+                || figures.contains(ROOM)
+                || figures.contains(FAULTS);
     }
 
     /** Whether Kafka's anchors are needed: the ceiling and Kafka in and out of Figs. 4 and 5. */

@@ -75,7 +75,13 @@ final class GenerationTables {
                         new Column<>("cpu_s_harness", "%.2f", run -> run.parts().harness()),
                         new Column<>("cpu_s_broker", "%.2f", run -> run.parts().broker()),
                         new Column<>("cpu_s_daemon", "%.2f", run -> run.parts().daemon()),
-                        new Column<>("cpu_s_readers", "%.2f", run -> run.parts().readers())));
+                        new Column<>("cpu_s_readers", "%.2f", run -> run.parts().readers()),
+                        new Column<>("fault", run -> run.speculation().fault()),
+                        new Column<>("speculation", run -> run.speculation().on()),
+                        new Column<>("duplicates_issued", "%d", run -> run.speculation().issued()),
+                        new Column<>("duplicates_won", "%d", run -> run.speculation().won()),
+                        new Column<>(
+                                "bytes_wasted", "%d", run -> run.speculation().bytesWasted())));
     }
 
     static String markdown(List<Run> runs) {
@@ -141,7 +147,10 @@ final class GenerationTables {
             out.append(table.markdown());
         }
         List<List<Run>> fig6 =
-                group(runs, GenerationBenchmark.FIG6, r -> r.topology() + "/" + r.speed());
+                group(
+                        runs,
+                        GenerationBenchmark.FIG6,
+                        r -> r.topology() + "/" + r.speed() + "/" + r.transport());
         if (!fig6.isEmpty()) {
             out.append(
                     "\n**Fig. 6, constant speed.** Job "
@@ -151,13 +160,18 @@ final class GenerationTables {
                             + PACED_TERMS
                             + "\n\n");
             ResultTable table =
-                    pacedTable(new ResultTable().column("topology").column("speed", "%.0f %%"));
+                    pacedTable(
+                            new ResultTable()
+                                    .column("topology")
+                                    .column("transport")
+                                    .column("speed", "%.0f %%"));
             for (List<Run> of : fig6) {
                 Run first = of.get(0);
-                table.row(pacedRow(of, first.topology(), first.speed() * 100));
+                table.row(pacedRow(of, first.topology(), first.transport(), first.speed() * 100));
             }
             out.append(table.markdown());
         }
+        faults(runs, out);
         printerRoom(runs, out);
         transports(runs, out);
         return out.toString();
@@ -339,6 +353,83 @@ final class GenerationTables {
                                 medianAndWorstMillis(of, Run::latenessMaxNanos),
                                 median(of, Run::startDelayNanos) / 1e9))
                 .toArray();
+    }
+
+    /**
+     * The faults figure: per topology, fault and speed, speculation off (the anchor) and on side by
+     * side, the paced columns of Fig. 6 and the duplicates: issued and won (median of the
+     * repetitions) and the bytes wasted as a share of the job's (median and worst).
+     */
+    private static void faults(List<Run> runs, StringBuilder out) {
+        List<List<Run>> groups =
+                group(
+                        runs,
+                        GenerationBenchmark.FAULTS,
+                        r ->
+                                r.topology()
+                                        + "/"
+                                        + r.speculation().fault()
+                                        + "/"
+                                        + r.speed()
+                                        + "/"
+                                        + r.speculation().on());
+        if (groups.isEmpty()) {
+            return;
+        }
+        out.append(
+                "\n**Faults.** Job "
+                        + groups.get(0).get(0).job()
+                        + " with compute, two producers, one of them killed halfway through the"
+                        + " job (Flink restores it from its checkpoint) or slowed four times for"
+                        + " the whole job; each stream read at a share of the topology's Fig. 5"
+                        + " median, its readers starting with the buffer that rides out a"
+                        + " producer's loss; speculation off (the anchor) and on; "
+                        + PACED_TERMS
+                        + "; duplicates issued and won, medians of the repetitions; bytes wasted,"
+                        + " the losing copies' share of the job's bytes (median / worst)\n\n");
+        ResultTable table =
+                pacedTable(
+                                new ResultTable()
+                                        .column("topology")
+                                        .column("fault")
+                                        .column("speed", "%.0f %%")
+                                        .column("speculation"))
+                        .column("duplicates issued / won")
+                        .column("bytes wasted");
+        groups.stream()
+                .sorted(
+                        Comparator.comparing((List<Run> of) -> of.get(0).topology())
+                                .thenComparing(of -> of.get(0).speculation().fault())
+                                .thenComparingDouble(of -> of.get(0).speed())
+                                .thenComparing(of -> of.get(0).speculation().on()))
+                .forEach(of -> table.row(faultRow(of)));
+        out.append(table.markdown());
+    }
+
+    /** A row of the faults table: the paced columns of Fig. 6, then the duplicates. */
+    private static Object[] faultRow(List<Run> of) {
+        Run first = of.get(0);
+        Object[] paced =
+                pacedRow(
+                        of,
+                        first.topology(),
+                        first.speculation().fault(),
+                        first.speed() * 100,
+                        first.speculation().on() ? "on" : "off");
+        String duplicates =
+                String.format(
+                        Locale.ROOT,
+                        "%.0f / %.0f",
+                        median(of, r -> r.speculation().issued()),
+                        median(of, r -> r.speculation().won()));
+        Summary wasted =
+                Summary.of(
+                        of.stream()
+                                .mapToDouble(r -> 100.0 * r.speculation().bytesWasted() / r.bytes())
+                                .toArray());
+        String waste =
+                String.format(Locale.ROOT, "%.1f %% / %.1f %%", wasted.median(), wasted.max());
+        return Stream.concat(Arrays.stream(paced), Stream.of(duplicates, waste)).toArray();
     }
 
     /** The printer room's two tables: its paced jobs, one row per printer, and its greedy job. */

@@ -79,6 +79,16 @@ class GenerationOptionsTest {
                                         "--topologies",
                                         "one-to-one"))
                 .hasMessageContaining("add many-to-many to --topologies");
+        assertThatThrownBy(
+                        () ->
+                                GenerationOptions.parse(
+                                        "--brokerd",
+                                        "b",
+                                        "--figures",
+                                        "faults",
+                                        "--topologies",
+                                        "one-to-one,one-to-many"))
+                .hasMessageContaining("add many-to-one or many-to-many to --topologies");
         assertThatThrownBy(() -> GenerationOptions.parse("--brokerd", "b", "--room-load", "1.5"))
                 .hasMessageContaining("at most 1, got '1.5'");
         assertThatThrownBy(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.benchmarks.GenerationBenchmark.Run;
+import dev.sluice.benchmarks.GenerationBenchmark.Speculation;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,8 @@ class GenerationTablesTest {
                 0,
                 List.of(),
                 cpuSeconds,
-                PartsCpu.NONE);
+                PartsCpu.NONE,
+                Speculation.NONE);
     }
 
     private static StreamOutcome stream(double achieved, long starved) {
@@ -50,7 +52,8 @@ class GenerationTablesTest {
                         100,
                         List.of(stream(100, 0), stream(90, 2), stream(110, 0)),
                         0,
-                        PartsCpu.NONE);
+                        PartsCpu.NONE,
+                        Speculation.NONE);
         assertThat(paced.losses()).containsExactly(new double[] {0, 0.1, 0}, within(1e-9));
     }
 
@@ -100,7 +103,8 @@ class GenerationTablesTest {
                 10e6,
                 List.of(streams),
                 0,
-                PartsCpu.NONE);
+                PartsCpu.NONE,
+                Speculation.NONE);
     }
 
     @Test
@@ -121,8 +125,8 @@ class GenerationTablesTest {
         // 1200, 1300) µs; one stream of six lost 5 %.
         assertThat(table)
                 .contains(
-                        "| one-to-one | 90 % | 10.0 | 9.5 / 10.0 / 10.0 | 0.83 % | 5.00 % | 0 2 0 |"
-                                + " 0.150 / 0.200 | 0.500 / 1.200 | 1.300 / 5.000 | 1.60 |");
+                        "| one-to-one | kafka | 90 % | 10.0 | 9.5 / 10.0 / 10.0 | 0.83 % | 5.00 % |"
+                            + " 0 2 0 | 0.150 / 0.200 | 0.500 / 1.200 | 1.300 / 5.000 | 1.60 |");
     }
 
     private static Run room(String topology, String job, int rep, double seconds, long starved) {
@@ -145,7 +149,8 @@ class GenerationTablesTest {
                 topology.startsWith("printer-") ? 2e6 : 0,
                 streams,
                 0,
-                PartsCpu.NONE);
+                PartsCpu.NONE,
+                Speculation.NONE);
     }
 
     @Test
@@ -196,7 +201,8 @@ class GenerationTablesTest {
                 0,
                 List.of(),
                 seconds,
-                parts);
+                parts,
+                Speculation.NONE);
     }
 
     private static Run anchor(String kind, String job, int rep, double seconds) {
@@ -215,7 +221,8 @@ class GenerationTablesTest {
                 0,
                 List.of(),
                 seconds,
-                PartsCpu.NONE);
+                PartsCpu.NONE,
+                Speculation.NONE);
     }
 
     @Test
@@ -249,5 +256,52 @@ class GenerationTablesTest {
                 .contains("| memcpy | - | 10000 / 15000 / 20000 |")
                 .contains("| rip one thread | A | 50 / 50 / 50 | 20.00 |")
                 .contains("| rip one thread | B/2 | 200 / 200 / 200 | 5.00 |");
+    }
+
+    private static Run faulted(String fault, boolean speculation, int rep, long starved) {
+        return new Run(
+                GenerationBenchmark.FAULTS,
+                "many-to-one",
+                2,
+                1,
+                "B/6",
+                true,
+                "kafka",
+                0.8,
+                rep,
+                1_000_000,
+                1,
+                100e6,
+                List.of(stream(speculation ? 100e6 : 80e6, starved)),
+                0,
+                PartsCpu.NONE,
+                new Speculation(fault, speculation, speculation ? 2 : 0, speculation ? 1 : 0, 0)
+                        .counted(
+                                speculation
+                                        ? "1 of 9 tasks computed on their output location's host;"
+                                                + " 2 duplicates issued, 1 won, 50000 bytes wasted"
+                                        : "1 of 9 tasks computed on their output location's host"));
+    }
+
+    @Test
+    void theFaultsSetSpeculationOnBesideOffWithTheDuplicatesAndTheirWaste() {
+        String table =
+                GenerationTables.markdown(
+                        List.of(
+                                faulted("kill", false, 1, 3),
+                                faulted("kill", true, 1, 0),
+                                faulted("kill", false, 2, 1),
+                                faulted("kill", true, 2, 0)));
+        assertThat(table)
+                .contains("**Faults.** Job B/6")
+                .contains(
+                        "| many-to-one | kill | 80 % | off | 100.0 | 80.0 / 80.0 / 80.0 | 20.00 % |"
+                                + " 20.00 % | 3 1 |")
+                .contains(
+                        "| many-to-one | kill | 80 % | on | 100.0 | 100.0 / 100.0 / 100.0 | 0.00 %"
+                                + " | 0.00 % | 0 0 |")
+                .contains("| 2 / 1 | 5.0 % / 5.0 % |")
+                .contains("| 0 / 0 | 0.0 % / 0.0 % |");
+        assertThat(table.indexOf("| off |")).isLessThan(table.indexOf("| on |"));
     }
 }

@@ -39,6 +39,7 @@ public final class EmbeddedSluice implements AutoCloseable {
     private final JobClient jobs;
     private final org.apache.flink.core.execution.JobClient generation;
     private final int parallelism;
+    private final boolean speculation;
     private final Path temporaryDir;
 
     /**
@@ -78,6 +79,7 @@ public final class EmbeddedSluice implements AutoCloseable {
             jobs = JobClient.builder().bootstrapServers(broker.bootstrapServers()).build();
             started.add(jobs);
             parallelism = settings.parallelism;
+            speculation = settings.speculation;
             generation = startGeneration(settings);
         } catch (Exception e) {
             for (int i = started.size() - 1; i >= 0; i--) {
@@ -115,8 +117,14 @@ public final class EmbeddedSluice implements AutoCloseable {
                         settings.maxTaskSizeBytes,
                         1000,
                         hosts,
-                        Optional.of(daemon.socket())));
+                        Optional.of(daemon.socket()),
+                        settings.speculation));
         return env.executeAsync("sluice generation");
+    }
+
+    /** Whether the scheduler speculates (docs/generation.md, "Speculative duplicates"). */
+    public boolean speculation() {
+        return speculation;
     }
 
     public String bootstrapServers() {
@@ -177,6 +185,7 @@ public final class EmbeddedSluice implements AutoCloseable {
         private int partitionsPerLocation = 4;
         private long maxTaskSizeBytes = JobSpec.DEFAULT_TASK_SIZE_BYTES;
         private boolean outputLocationsOnProducersHost;
+        private boolean speculation = true;
         private final Map<String, String> brokerProperties = new TreeMap<>();
 
         private Builder() {}
@@ -225,6 +234,15 @@ public final class EmbeddedSluice implements AutoCloseable {
          */
         public Builder outputLocationsOnProducersHost() {
             this.outputLocationsOnProducersHost = true;
+            return this;
+        }
+
+        /**
+         * Whether the scheduler hands late paced tasks to a second producer (true):
+         * docs/generation.md, "Speculative duplicates".
+         */
+        public Builder speculation(boolean speculation) {
+            this.speculation = speculation;
             return this;
         }
 

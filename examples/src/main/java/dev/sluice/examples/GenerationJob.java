@@ -21,7 +21,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * any Flink job is). {@link EmbeddedSluice} runs the same pipeline on a MiniCluster.
  *
  * <p>{@code --bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]
- * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]}
+ * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]
+ * [--speculation true|false]}
  */
 public final class GenerationJob {
     private GenerationJob() {}
@@ -35,6 +36,8 @@ public final class GenerationJob {
      * @param brokerdSocket the socket of the daemon on the producers' host, through which the sink
      *     sends the chunks that go the local way; without it they go through Kafka
      *     (docs/sluice-sink.md, "Transports")
+     * @param speculation whether the scheduler hands late paced tasks to a second producer
+     *     (docs/generation.md, "Speculative duplicates"), true by default
      */
     public record Settings(
             String bootstrapServers,
@@ -42,7 +45,8 @@ public final class GenerationJob {
             long maxTaskSizeBytes,
             long checkpointIntervalMillis,
             Map<String, String> outputLocationHosts,
-            Optional<Path> brokerdSocket) {
+            Optional<Path> brokerdSocket,
+            boolean speculation) {
 
         public Settings {
             Objects.requireNonNull(bootstrapServers, "bootstrap servers");
@@ -57,6 +61,7 @@ public final class GenerationJob {
             long checkpoint = 1000;
             Map<String, String> hosts = new TreeMap<>();
             Path socket = null;
+            boolean speculation = true;
             for (int i = 0; i < args.length; i += 2) {
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException(args[i] + " needs a value");
@@ -76,6 +81,7 @@ public final class GenerationJob {
                         hosts.put(value.substring(0, eq), value.substring(eq + 1));
                     }
                     case "--brokerd-socket" -> socket = Path.of(value);
+                    case "--speculation" -> speculation = bool(args[i], value);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
@@ -88,7 +94,18 @@ public final class GenerationJob {
                     taskSize,
                     checkpoint,
                     hosts,
-                    Optional.ofNullable(socket));
+                    Optional.ofNullable(socket),
+                    speculation);
+        }
+
+        private static boolean bool(String option, String value) {
+            return switch (value) {
+                case "true" -> true;
+                case "false" -> false;
+                default ->
+                        throw new IllegalArgumentException(
+                                option + ": true or false, got '" + value + "'");
+            };
         }
 
         private static int positive(String option, String value) {
@@ -118,7 +135,8 @@ public final class GenerationJob {
                             + e.getMessage()
                             + "; usage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
                             + " [--max-task-size BYTES] [--checkpoint-interval MS]"
-                            + " [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]",
+                            + " [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]"
+                            + " [--speculation true|false]",
                     e);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -138,7 +156,9 @@ public final class GenerationJob {
         // source and sink (docs/generation.md, "Transports").
         env.getConfig().enableObjectReuse();
         GenerationSourceBuilder source =
-                GenerationSource.builder().setBootstrapServers(settings.bootstrapServers());
+                GenerationSource.builder()
+                        .setBootstrapServers(settings.bootstrapServers())
+                        .setSpeculation(settings.speculation());
         settings.outputLocationHosts().forEach(source::setOutputLocationHost);
         SluiceSinkBuilder sink =
                 SluiceSink.builder()

@@ -20,7 +20,8 @@ class GenerationJobTest {
                             "--max-task-size", "8388608",
                             "--output-location-host", "printhead-cyan=host1",
                             "--output-location-host", "printhead-black=host2",
-                            "--brokerd-socket", "/run/sluice/brokerd.sock"
+                            "--brokerd-socket", "/run/sluice/brokerd.sock",
+                            "--speculation", "false"
                         });
 
         assertThat(settings.bootstrapServers()).isEqualTo("host1:9092,host2:9092");
@@ -30,6 +31,7 @@ class GenerationJobTest {
         assertThat(settings.outputLocationHosts())
                 .isEqualTo(Map.of("printhead-cyan", "host1", "printhead-black", "host2"));
         assertThat(settings.brokerdSocket()).contains(Path.of("/run/sluice/brokerd.sock"));
+        assertThat(settings.speculation()).isFalse();
     }
 
     @Test
@@ -41,6 +43,7 @@ class GenerationJobTest {
         assertThat(settings.maxTaskSizeBytes()).isEqualTo(JobSpec.DEFAULT_TASK_SIZE_BYTES);
         assertThat(settings.outputLocationHosts()).isEmpty();
         assertThat(settings.brokerdSocket()).isEmpty();
+        assertThat(settings.speculation()).isTrue();
     }
 
     @Test
@@ -56,6 +59,8 @@ class GenerationJobTest {
                 .hasMessage("--output-location-host: LOCATION=HOST, got 'printhead-cyan'");
         assertThatThrownBy(() -> parse("--output-location-host", "=host1"))
                 .hasMessage("--output-location-host: LOCATION=HOST, got '=host1'");
+        assertThatThrownBy(() -> parse("--speculation", "yes"))
+                .hasMessage("--speculation: true or false, got 'yes'");
         assertThatThrownBy(() -> parse("--speed", "1")).hasMessage("unknown option --speed");
         assertThatThrownBy(() -> parse("--parallelism")).hasMessage("--parallelism needs a value");
     }

@@ -540,6 +540,13 @@ public final class GenerationEnumerator
                     ready.tasksInFlight(),
                     ready.speedFactor());
             producers.announced(subtaskId, ready.speedFactor());
+            // A producer restored from its checkpoint computes its tasks again: those another
+            // producer has a copy of need it no more.
+            for (ScheduledJob job : jobs.values()) {
+                for (String task : job.copiesElsewhere(subtaskId)) {
+                    context.sendEventToSourceReader(subtaskId, new JobEvents.DropTask(task));
+                }
+            }
         } else if (event instanceof JobEvents.TaskDone done) {
             long now = clock.getAsLong();
             inFlight.getOrDefault(subtaskId, Set.of()).remove(done.taskId());

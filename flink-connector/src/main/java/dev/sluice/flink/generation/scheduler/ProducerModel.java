@@ -3,6 +3,7 @@ package dev.sluice.flink.generation.scheduler;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.flink.annotation.Internal;
@@ -129,14 +130,26 @@ final class ProducerModel {
      * unknown or it does not hold the task.
      */
     OptionalLong expectedDone(int subtask, String taskId, long now) {
+        return expectedDone(subtask, taskId, false, now);
+    }
+
+    /**
+     * When the producer is expected to be done with every task it holds, so free to start one more:
+     * {@code now} if it holds none; empty while its rate is unknown.
+     */
+    OptionalLong expectedIdle(int subtask, long now) {
+        return expectedDone(subtask, null, true, now);
+    }
+
+    private OptionalLong expectedDone(int subtask, String taskId, boolean all, long now) {
         Producer producer = producers.get(subtask);
         double rate = rate(subtask);
-        if (producer == null || rate <= 0) {
+        if (rate <= 0) {
             return OptionalLong.empty();
         }
         long at = now;
         boolean head = true;
-        for (Held held : producer.queue) {
+        for (Held held : producer == null ? List.<Held>of() : producer.queue) {
             long expected = Math.round(held.bytes() / rate);
             if (head) {
                 long elapsed = Math.max(0, now - startOf(producer, held));
@@ -149,7 +162,7 @@ final class ProducerModel {
                 return OptionalLong.of(at);
             }
         }
-        return OptionalLong.empty();
+        return all ? OptionalLong.of(at) : OptionalLong.empty();
     }
 
     /**

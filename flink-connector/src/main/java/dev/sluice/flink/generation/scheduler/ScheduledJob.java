@@ -202,6 +202,25 @@ public final class ScheduledJob {
         returned.addFirst(new ComputeTaskSplit(held.task, 0));
     }
 
+    /**
+     * The tasks {@code producer} holds of which another copy was done or is being computed: what a
+     * producer restored from its checkpoint need not compute again (docs/generation.md,
+     * "Speculative duplicates").
+     */
+    List<String> copiesElsewhere(int producer) {
+        List<String> elsewhere = new ArrayList<>();
+        for (NavigableMap<Integer, HeldTask> stream : undelivered.values()) {
+            for (HeldTask held : stream.values()) {
+                boolean another =
+                        held.done() || held.computing.stream().anyMatch(p -> p != producer);
+                if (held.holders.contains(producer) && held.winner != producer && another) {
+                    elsewhere.add(held.task.id());
+                }
+            }
+        }
+        return elsewhere;
+    }
+
     /** When the stream's delivered seq last grew, or empty before its first chunk was delivered. */
     Optional<Long> advancedMillis(String stream) {
         return Optional.ofNullable(advancedMillis.get(stream));

@@ -18,11 +18,12 @@ import org.apache.flink.annotation.Internal;
  *       its expected time is <i>slow</i>: every paced task it computes gets a duplicate, without
  *       waiting for Flink to declare it lost, and it gets no paced task until it is done with that
  *       one.
- *   <li>A paced stream's task gets a duplicate when the time its readers' buffer lasts before they
- *       need the task's first byte falls below twice its expected time on the fastest other
- *       producer (one to wait for that producer, one to compute) plus {@link
- *       BufferModel#GUARD_MILLIS}, while the producers computing it are expected to be done later
- *       than that, and the other producer sooner.
+ *   <li>A paced stream's task gets a duplicate when the producers computing it are expected to be
+ *       done later than its readers need its first byte (less {@link BufferModel#GUARD_MILLIS}),
+ *       another producer is expected to be done with a duplicate sooner by more than the guard
+ *       (after the tasks it holds: a duplicate goes behind them), and the readers need the task
+ *       before that producer could compute it once more: sooner, the first copy may still come in
+ *       time, and a duplicate costs a task of compute.
  *   <li>A producer at least twice as slow as the fastest takes a paced stream's task only when the
  *       stream's undelivered tasks last its readers longer than the task takes it.
  * </ul>
@@ -134,20 +135,21 @@ final class Speculation {
         long chunksAhead = held.task.firstSeq() - job.deliveredSeq(held.task.stream()) - 1;
         double neededAt = advanced.get() + Math.max(0, chunksAhead) * chunk / bytesPerMilli;
         OptionalLong holdersDone = earliest(held, now);
-        OptionalLong other = fastest(others, held.task.length());
-        if (holdersDone.isEmpty() || other.isEmpty()) {
+        Duplicate duplicate = soonest(others, held.task.length(), now);
+        if (holdersDone.isEmpty() || duplicate == null) {
             return null;
         }
-        long otherMillis = other.getAsLong();
         boolean late =
                 holdersDone.getAsLong() > neededAt - GUARD_MILLIS
-                        && neededAt - now < 2 * otherMillis + GUARD_MILLIS
-                        && now + otherMillis + GUARD_MILLIS < holdersDone.getAsLong();
+                        && duplicate.doneAt() + GUARD_MILLIS < holdersDone.getAsLong()
+                        && neededAt < duplicate.doneAt() + duplicate.millis() + GUARD_MILLIS;
         return late
                 ? String.format(
-                        "its readers need it in %d ms, its producers are done in %d ms, another"
-                                + " in %d ms",
-                        Math.round(neededAt - now), holdersDone.getAsLong() - now, otherMillis)
+                        "its readers need it in %d ms, its producers are done in %d ms, a"
+                                + " duplicate in %d ms",
+                        Math.round(neededAt - now),
+                        holdersDone.getAsLong() - now,
+                        duplicate.doneAt() - now)
                 : null;
     }
 
@@ -165,15 +167,25 @@ final class Speculation {
         return earliest;
     }
 
-    private OptionalLong fastest(List<Integer> others, long bytes) {
-        OptionalLong fastest = OptionalLong.empty();
+    /** A duplicate on some producer: when it is expected to be done, and what it takes there. */
+    private record Duplicate(long doneAt, long millis) {}
+
+    /**
+     * The soonest duplicate of a task of {@code bytes} among {@code others}: after the tasks each
+     * holds, then the duplicate; null while none of their rates is known.
+     */
+    private Duplicate soonest(List<Integer> others, long bytes, long now) {
+        Duplicate soonest = null;
         for (int producer : others) {
-            OptionalLong expected = producers.expectedMillis(producer, bytes);
-            if (expected.isPresent()
-                    && (fastest.isEmpty() || expected.getAsLong() < fastest.getAsLong())) {
-                fastest = expected;
+            OptionalLong idle = producers.expectedIdle(producer, now);
+            OptionalLong millis = producers.expectedMillis(producer, bytes);
+            if (idle.isPresent() && millis.isPresent()) {
+                long doneAt = idle.getAsLong() + millis.getAsLong();
+                if (soonest == null || doneAt < soonest.doneAt()) {
+                    soonest = new Duplicate(doneAt, millis.getAsLong());
+                }
             }
         }
-        return fastest;
+        return soonest;
     }
 }

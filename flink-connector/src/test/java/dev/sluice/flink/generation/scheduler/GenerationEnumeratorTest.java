@@ -772,14 +772,22 @@ class GenerationEnumeratorTest {
                 .orElseThrow();
     }
 
-    @Test
-    void aStalledProducersPacedTaskGetsADuplicateAndTheFirstCopyDoneWins() {
-        submitAndStart(pacedJob("stall", 2048));
+    /**
+     * A paced job whose reader reads a task a second: producer 0 computed task 0 in 100 ms, it was
+     * delivered, and the producer holds task 1.
+     */
+    private void onTask1AfterATaskOf100Millis(String job) {
+        submitAndStart(pacedJob(job, 2048));
         scheduler.handleSplitRequest(0, "host-a");
         after(100);
-        done(0, "stall/c0/0");
+        done(0, job + "/c0/0");
         scheduler.handleSplitRequest(0, "host-a");
-        delivered("stall", 1, false);
+        delivered(job, 1, false);
+    }
+
+    @Test
+    void aStalledProducersPacedTaskGetsADuplicateAndTheFirstCopyDoneWins() {
+        onTask1AfterATaskOf100Millis("stall");
         assertThat(tasksOf(0)).containsExactly("stall/c0/0", "stall/c0/1");
 
         // Producer 0 computed a task in 100 ms; 250 ms into task 1 it is late, not yet slow.
@@ -841,14 +849,23 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aProducerRestoredFromItsCheckpointDropsTheTasksDuplicatedMeanwhile() {
+        onTask1AfterATaskOf100Millis("restore");
+        after(350);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactly("restore/c0/1");
+
+        // Flink restores producer 0: task 1 was in its checkpoint, so nothing comes back.
+        scheduler.addSplitsBack(List.of(), 0);
+        scheduler.handleSourceEvent(0, new JobEvents.ProducerReady(2, 1.0));
+        assertThat(context.getSentEvents().get(0))
+                .containsExactly(new JobEvents.DropTask("restore/c0/1"));
+    }
+
+    @Test
     void withoutSpeculationAStalledProducerKeepsItsTask() throws Exception {
         restartWith(SETTINGS.transports(), false);
-        submitAndStart(pacedJob("off", 2048));
-        scheduler.handleSplitRequest(0, "host-a");
-        after(100);
-        done(0, "off/c0/0");
-        scheduler.handleSplitRequest(0, "host-a");
-        delivered("off", 1, false);
+        onTask1AfterATaskOf100Millis("off");
         after(1000);
         scheduler.handleSplitRequest(2, "host-c");
         assertThat(tasksOf(2)).containsExactly("off/c0/2");
