@@ -5,6 +5,9 @@
 // unless its path names another file by then (docs/brokerd.md, "Local producers").
 #include "ingest/local_producer.h"
 
+#include <arrow/api.h>
+#include <arrow/ipc/api.h>
+#include <arrow/util/compression.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,6 +24,7 @@
 #include "chunk_objects.h"
 #include "gtest_util.h"
 #include "sluice/random_name.h"
+#include "sluice/schemas.h"
 #include "sluice/segment_writer.h"
 
 namespace sluice::brokerd {
@@ -74,6 +78,24 @@ class ProducerSegment {
     EncodedObject object;
     object.length = length;
     object.record_count = 1;
+    return writer_->Publish(object).status();
+  }
+
+  // Publishes `batch` as an Arrow IPC message whose body is compressed with `codec`.
+  Status PublishCompressed(const arrow::RecordBatch& batch, arrow::Compression::type codec) {
+    auto options = arrow::ipc::IpcWriteOptions::Defaults();
+    auto made = arrow::util::Codec::Create(codec);
+    if (!made.ok()) return Status::InvalidState(made.status().ToString());
+    options.codec = std::move(*made);
+    auto message = arrow::ipc::SerializeRecordBatch(batch, options);
+    if (!message.ok()) return Status::InvalidState(message.status().ToString());
+    SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer_->Acquire(5s));
+    const auto length = static_cast<size_t>((*message)->size());
+    if (length > slot.capacity) return Status::TooLarge("the message does not fit a slot");
+    std::memcpy(slot.data, (*message)->data(), length);
+    EncodedObject object;
+    object.length = length;
+    object.record_count = static_cast<uint32_t>(batch.num_rows());
     return writer_->Publish(object).status();
   }
 
@@ -133,6 +155,21 @@ class ProducerProcess {
   std::string path_;
   pid_t pid_ = 0;
 };
+
+// One CHUNKS row whose payload is `payload_bytes` zeros, which any codec shrinks to a few KiB.
+std::shared_ptr<arrow::RecordBatch> ZerosChunk(size_t payload_bytes) {
+  arrow::StringBuilder jobs, streams;
+  arrow::UInt64Builder seqs;
+  arrow::BooleanBuilder eos;
+  arrow::BinaryBuilder payloads;
+  EXPECT_TRUE(jobs.Append("a").ok() && streams.Append("s").ok() && seqs.Append(1).ok() &&
+              eos.Append(false).ok() && payloads.Append(std::string(payload_bytes, '\0')).ok());
+  std::vector<std::shared_ptr<arrow::Array>> columns(5);
+  EXPECT_TRUE(jobs.Finish(&columns[0]).ok() && streams.Finish(&columns[1]).ok() &&
+              seqs.Finish(&columns[2]).ok() && eos.Finish(&columns[3]).ok() &&
+              payloads.Finish(&columns[4]).ok());
+  return arrow::RecordBatch::Make(ChunksSchema(), 1, std::move(columns));
+}
 
 bool Exists(const std::string& path) {
   struct stat info {};
@@ -386,6 +423,42 @@ TEST_F(LocalProducerTest, AMalformedObjectEndsTheProducerAfterTheChunksBeforeIt)
   EXPECT_EQ(taken[0].record.value, "good");
   EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
 }
+
+class LocalProducerCompressionTest
+    : public LocalProducerTest,
+      public ::testing::WithParamInterface<arrow::Compression::type> {};
+
+// A compressed body would be inflated onto the daemon's heap, a few KiB of a producer's slot
+// claiming many MiB (docs/brokerd.md, "Local producers"), so it is refused before it is read.
+TEST_P(LocalProducerCompressionTest, ACompressedObjectEndsTheProducerWithoutBeingInflated) {
+  const arrow::Compression::type codec = GetParam();
+  if (!arrow::util::Codec::IsAvailable(codec)) {
+    GTEST_SKIP() << "this libarrow was built without "
+                 << arrow::util::Codec::GetCodecAsString(codec);
+  }
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+  // 4 MiB of payload in an object of a few KiB, which fits the 64 KiB slot.
+  ASSERT_OK(segment.PublishCompressed(*ZerosChunk(4 << 20), codec));
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  const auto reported = failures();
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NE(reported[0].find("object 1 "), std::string::npos) << reported[0];
+  EXPECT_NE(reported[0].find("has a compressed body"), std::string::npos) << reported[0];
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 1u) << "the chunk before the compressed object was routed";
+  EXPECT_EQ(taken[0].record.value, "good");
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, LocalProducerCompressionTest,
+                         ::testing::Values(arrow::Compression::LZ4_FRAME, arrow::Compression::ZSTD),
+                         [](const auto& codec) {
+                           return arrow::util::Codec::GetCodecAsString(codec.param);
+                         });
 
 TEST_F(LocalProducerTest, RefusesAFileOfAnotherOwner) {
   ProducerSegment segment;
