@@ -199,6 +199,22 @@ TEST_F(ChunkSequencerTest, WithTheWindowFullALocalChunkWaitsInItsProducersQueue)
   EXPECT_EQ(sequencer_->held_bytes(), 0u);
 }
 
+// A fetched chunk whose stream is no name is malformed as a bad header is: counted, skipped and,
+// without a dead-letter topic, settled so that its offset is committed (docs/formats.md, "Chunk
+// record").
+TEST_F(ChunkSequencerTest, AFetchedChunkWhoseStreamIsNoNameIsCountedAndSkipped) {
+  FetchedChunks fetched;
+  Start(fetched);
+  fetched.Add(0, "s", 0, "good");
+  fetched.Add(1, "../../etc", 0, "escaping");
+  fetched.Add(2, std::string("a\0b", 3), 0, "nul");
+  fetched.Add(3, "", 0, "empty");
+  fetched.Add(4, "s", 1, "after");
+  EXPECT_EQ(Poll(), (std::vector<Seen>{{0, "good", 0}, {1, "after", 0}}));
+  EXPECT_EQ(malformed_.value(), 3u);
+  EXPECT_EQ(tracker_.TakeCommittable(), (std::vector<PartitionOffset>{{0, 5}}));
+}
+
 // Each held chunk counts its cost beyond its payload, so early empty chunks fill the window too:
 // the partition pauses at the bound instead of the heap growing without one (docs/brokerd.md,
 // CHUNK_STREAMS).

@@ -424,6 +424,38 @@ TEST_F(LocalProducerTest, AMalformedObjectEndsTheProducerAfterTheChunksBeforeIt)
   EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
 }
 
+// Job ids and stream names travel on into readers' file names, logs and metric labels
+// (docs/formats.md, "Object schemas"): an object with a name that is none is malformed, and none
+// of its rows is routed.
+TEST_F(LocalProducerTest, AnObjectWithAJobOrStreamThatIsNoNameEndsTheProducer) {
+  const std::vector<ChunkRow> bad_rows = {{"..", "../../etc", 1, false, "escaping"},
+                                          {"", "s", 1, false, "empty job"},
+                                          {"a", std::string("s\0t", 3), 1, false, "nul"}};
+  for (const ChunkRow& bad : bad_rows) {
+    SCOPED_TRACE(bad.payload);
+    ProducerSegment segment;
+    auto inbox = std::make_shared<LocalChunkInbox>("", nullptr);
+    router_.Add(kTopic, inbox);
+    const size_t failed_before = failures().size();
+    const uint64_t malformed_before = Counted("sluice_local_objects_malformed_total");
+    ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+    ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+    ASSERT_OK(segment.Publish({{"a", "s", 1, false, "fine"}, bad}));
+    ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+    const auto reported = failures();
+    ASSERT_EQ(reported.size(), failed_before + 1);
+    EXPECT_NE(reported.back().find("object 1 "), std::string::npos) << reported.back();
+    EXPECT_NE(reported.back().find("has a name that is none"), std::string::npos)
+        << reported.back();
+    std::vector<ReadyMessage> taken;
+    inbox->Drain(taken);
+    ASSERT_EQ(taken.size(), 1u) << "the chunk before the object was routed, none of the object's";
+    EXPECT_EQ(taken[0].record.value, "good");
+    EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), malformed_before + 1);
+    router_.Remove(kTopic, inbox.get());
+  }
+}
+
 class LocalProducerCompressionTest
     : public LocalProducerTest,
       public ::testing::WithParamInterface<arrow::Compression::type> {};

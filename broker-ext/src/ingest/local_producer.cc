@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "daemon/log.h"
+#include "protocol/wire.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_image.h"
 
@@ -243,6 +244,16 @@ Status LocalProducer::RouteObject(const ObjectView& object) {
   const auto& seqs = static_cast<const arrow::UInt64Array&>(*rows.column(2));
   const auto& eos = static_cast<const arrow::BooleanArray&>(*rows.column(3));
   const auto& payloads = static_cast<const arrow::BinaryArray&>(*rows.column(4));
+  // Checked before any row is routed, so that a malformed object routes none: job and stream
+  // travel on into readers' file names, logs and metric labels (docs/formats.md, "Chunk record").
+  for (int64_t row = 0; row < rows.num_rows(); ++row) {
+    for (const auto* names : {&jobs, &streams}) {
+      const std::string field = (names == &jobs ? "job[" : "stream[") + std::to_string(row) + "]";
+      const Status name =
+          protocol::CheckName(field, names->GetView(row), 1, protocol::kMaxNameLength);
+      if (!name.ok()) return Malformed(object, "has a name that is none: " + name.message());
+    }
+  }
 
   // Every row's message shares this owner: the slot goes back when the last of them is gone.
   std::shared_ptr<const void> owner =
