@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "chunk_objects.h"
@@ -193,6 +194,30 @@ TEST_F(DaemonLocalProducerTest, CloseOfTheProducerTakesWhatItPublishedFirst) {
   const std::optional<p::ErrorMessage> error = ErrorIn(producer->Receive());
   ASSERT_TRUE(error.has_value()) << Log();
   EXPECT_EQ(error->code, p::ErrorCode::kUnknownSubscription);
+}
+
+// A killed producer's control connection ends first, long before its heartbeat is stale: the
+// daemon takes what it published, then removes its segment and doorbell, which nobody else would.
+TEST_F(DaemonLocalProducerTest, TheEndOfAProducersConnectionRemovesItsFilesAfterTakingItsChunks) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto segment = ProducerSegment("sluice-produce-00000000000000aa");
+  ASSERT_NE(segment, nullptr);
+  const std::string path = segment->path();
+  auto producer = Connect();
+  ASSERT_GE(StartProducing(*producer, path), 1u);
+  Publish(*segment, {0, 1});
+  Publish(*segment, {2});
+  producer.reset();  // its end, as a SIGKILL of its process ends it
+
+  EXPECT_EQ(ChunksThrough(*reader, 2), Expected(2));
+  EXPECT_TRUE(testing::Eventually("the producer's segment and doorbell removed", [&] {
+    return !std::filesystem::exists(std::filesystem::symlink_status(path)) &&
+           !std::filesystem::exists(std::filesystem::symlink_status(path + ".bell"));
+  })) << Log();
+  EXPECT_NE(Log().find("event=dead_producer_segment_removed"), std::string::npos) << Log();
+  EXPECT_NE(Log().find("cause=connection_ended"), std::string::npos) << Log();
 }
 
 TEST_F(DaemonLocalProducerTest, AFileOfAnotherOwnerIsRefusedNamingIt) {

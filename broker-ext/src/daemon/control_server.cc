@@ -131,6 +131,7 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
   }
   SLUICE_ASSIGN_OR_RETURN(SegmentNames names, SegmentNames::ForThisRun());
   names.RemoveLeftovers(config.segment_dir);
+  RemoveDeadProducerSegments(config.segment_dir);
   // A doorbell is a Unix socket beside its segment, and its path must fit sun_path: without one
   // the pump and the readers still work, but poll up to 1 ms where a byte would wake them
   // (docs/formats.md, "Doorbell").
@@ -175,6 +176,7 @@ ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int l
       subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
 
 ControlServer::~ControlServer() {
+  stopping_ = true;
   for (auto& connection : connections_) Drop(*connection, "daemon stopping");
   connections_.clear();
   sessions_.clear();
@@ -210,6 +212,7 @@ Status ControlServer::Run(int stop_fd) {
     connections_gauge_.Set(static_cast<int64_t>(connections_.size()));
   }
   Log(LogLevel::kInfo, "stopping", {{"connections", std::to_string(connections_.size())}});
+  stopping_ = true;
   for (auto& connection : connections_) {
     // Frames that arrived before the signal (a last RELEASE, say) are served first.
     Receive(*connection);
@@ -369,8 +372,8 @@ void ControlServer::Produce(Connection& connection, uint64_t request_id,
   // The segment must be the peer's own file (SO_PEERCRED's uid): the daemon, often root, must not
   // read a file on behalf of a peer that could not (docs/formats.md, "PRODUCE").
   Result<std::unique_ptr<LocalProducer>> producer = LocalProducer::Start(
-      id, request.segment_path, connection.peer.uid, request.topic, local_chunks_,
-      producer_counters_, [this, id](const std::string& message) {
+      id, request.segment_path, connection.peer.uid, request.topic, config_.segment_dir,
+      local_chunks_, producer_counters_, [this, id](const std::string& message) {
         std::lock_guard lock(producer_failures_mutex_);
         producer_failures_.emplace(id, message);
       });
@@ -564,6 +567,12 @@ void ControlServer::Drop(Connection& connection, const std::string& reason) {
   connection.closing = true;
   Log(LogLevel::kInfo, "peer_disconnected",
       {{"pid", std::to_string(connection.peer.pid)}, {"reason", reason}});
+  // A killed producer's connection ends long before its heartbeat is stale: its segment and
+  // doorbell go once what it published is taken. At the daemon's stop its producers live on and
+  // remove their own (docs/brokerd.md, "Local producers").
+  if (!stopping_) {
+    for (auto& [id, producer] : connection.producers) producer->StopAfterItsConnectionEnded();
+  }
   CloseNamed(connection, protocol::kAllSubscriptions);
   ::close(connection.fd);
 }

@@ -35,8 +35,9 @@ namespace sluice::brokerd {
 
 class ControlServer {
  public:
-  // Removes the segments of daemons that are gone (daemon/segment_names.h), and binds the socket
-  // (mode 0600). Fails when another daemon answers on it.
+  // Removes the segments of daemons that are gone (daemon/segment_names.h) and those of local
+  // producers whose writer is gone, and binds the socket (mode 0600). Fails when another daemon
+  // answers on it.
   static Result<std::unique_ptr<ControlServer>> Listen(const DaemonConfig& config,
                                                        Metrics& metrics);
   ~ControlServer();
@@ -115,6 +116,8 @@ class ControlServer {
   size_t subscription_count_ = 0;
   // Slot bytes of every subscription's segment, bounded by sluice.segment.max.total.bytes.
   uint64_t segment_bytes_ = 0;
+  // The daemon is stopping: connections dropped now did not end by their peer's doing.
+  bool stopping_ = false;
 
   Gauge& connections_gauge_;
   Gauge& subscriptions_gauge_;
