@@ -5,6 +5,8 @@
 // granted and a malformed object are refused naming what is wrong.
 #include <arrow/api.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -35,8 +37,21 @@ class DaemonLocalProducerTest : public DaemonConnectionTest {
   void SetUp() override {
     DaemonConnectionTest::SetUp();
     CreateTopic(kTopic, 1);
-    // The peer may write kTopic only.
-    StartDaemon({"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+    StartGrantingTheTopic();
+  }
+
+  // Starts the daemon; the peer may write kTopic only.
+  void StartGrantingTheTopic(std::vector<std::string> extra = {}) {
+    extra.insert(extra.begin(),
+                 {"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+    StartDaemon(std::move(extra));
+  }
+
+  // Starts the daemon again with `extra`.
+  void RestartGrantingTheTopic(std::vector<std::string> extra) {
+    ::kill(daemon_, SIGKILL);
+    ::waitpid(daemon_, nullptr, 0);
+    StartGrantingTheTopic(std::move(extra));
   }
 
   // A producer's segment in the test's folder, as a SluiceSink's local channel makes one.
@@ -218,6 +233,37 @@ TEST_F(DaemonLocalProducerTest, TheEndOfAProducersConnectionRemovesItsFilesAfter
   })) << Log();
   EXPECT_NE(Log().find("event=dead_producer_segment_removed"), std::string::npos) << Log();
   EXPECT_NE(Log().find("cause=connection_ended"), std::string::npos) << Log();
+}
+
+// Each producer holds a thread, a mapping and a lane of the daemon's: PRODUCE is bounded per peer
+// uid and in all, as SUBSCRIBE is (docs/brokerd.md, "Configuration").
+TEST_F(DaemonLocalProducerTest, ProducersBeyondTheLimitsAreRefusedUntilOneEnds) {
+  for (const auto& [limits, setting] :
+       {std::pair<std::vector<std::string>, std::string>{{"-X", "sluice.producers.max.per.uid=2"},
+                                                         "sluice.producers.max.per.uid"},
+        {{"-X", "sluice.producers.max=2"}, "sluice.producers.max"}}) {
+    SCOPED_TRACE(setting);
+    RestartGrantingTheTopic(limits);
+    auto first = ProducerSegment("first.seg");
+    auto second = ProducerSegment("second.seg");
+    auto third = ProducerSegment("third.seg");
+    ASSERT_TRUE(first != nullptr && second != nullptr && third != nullptr);
+    auto producer = Connect();
+    const uint64_t id = StartProducing(*producer, first->path());
+    ASSERT_GE(id, 1u);
+    auto other = Connect();  // the limits count every connection of the uid
+    ASSERT_GE(StartProducing(*other, second->path()), 1u);
+
+    const std::optional<p::ErrorMessage> error = ErrorIn(Offer(*producer, kTopic, third->path()));
+    ASSERT_TRUE(error.has_value()) << Log();
+    EXPECT_EQ(error->code, p::ErrorCode::kSubscriptionLimit);
+    EXPECT_TRUE(error->message.ends_with("local producers, the limit of " + setting))
+        << error->message;
+    EXPECT_EQ(third->attached_readers(), 0u) << "refused before the segment is opened";
+    // A producer that ends gives its place back: the CLOSE is served before the next PRODUCE.
+    producer->Send(3, p::Close{id});
+    EXPECT_GE(StartProducing(*producer, third->path()), 1u);
+  }
 }
 
 TEST_F(DaemonLocalProducerTest, AFileOfAnotherOwnerIsRefusedNamingIt) {

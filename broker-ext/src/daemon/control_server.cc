@@ -368,6 +368,10 @@ void ControlServer::Produce(Connection& connection, uint64_t request_id,
     SendError(connection, request_id, 0, ErrorCode::kNotAuthorized, *refusal);
     return;
   }
+  if (std::optional<std::string> refusal = ProducerLimitRefusal(connection.peer.uid)) {
+    SendError(connection, request_id, 0, ErrorCode::kSubscriptionLimit, *refusal);
+    return;
+  }
   const uint64_t id = planner_.TakeId();
   // The segment must be the peer's own file (SO_PEERCRED's uid): the daemon, often root, must not
   // read a file on behalf of a peer that could not (docs/formats.md, "PRODUCE").
@@ -388,6 +392,24 @@ void ControlServer::Produce(Connection& connection, uint64_t request_id,
        {"pid", std::to_string(connection.peer.pid)}});
   Send(connection, request_id, protocol::Producing{id});
   connection.producers.emplace(id, producer.MoveValue());
+}
+
+std::optional<std::string> ControlServer::ProducerLimitRefusal(uid_t uid) const {
+  size_t all = 0;
+  size_t of_uid = 0;
+  for (const auto& connection : connections_) {
+    all += connection->producers.size();
+    if (connection->peer.uid == uid) of_uid += connection->producers.size();
+  }
+  if (of_uid >= config_.producers_max_per_uid) {
+    return "uid " + std::to_string(uid) + " has " + std::to_string(of_uid) +
+           " local producers, the limit of sluice.producers.max.per.uid";
+  }
+  if (all >= config_.producers_max) {
+    return "the daemon has " + std::to_string(all) +
+           " local producers, the limit of sluice.producers.max";
+  }
+  return std::nullopt;
 }
 
 void ControlServer::EndProducer(Connection& connection, uint64_t id) {

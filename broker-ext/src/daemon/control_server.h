@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,9 @@ class ControlServer {
   void EndSubscription(Connection& connection, uint64_t id);
   // PRODUCE: the topic's grant, then the producer's segment (docs/formats.md, "PRODUCE").
   void Produce(Connection& connection, uint64_t request_id, const protocol::Produce& request);
+  // Why a PRODUCE of `uid` is refused, or nothing when sluice.producers.max and
+  // sluice.producers.max.per.uid leave room for one more producer.
+  std::optional<std::string> ProducerLimitRefusal(uid_t uid) const;
   // Stops the producer, once it took what its segment had published.
   void EndProducer(Connection& connection, uint64_t id);
   // Ends the connection's subscriptions and producers that CLOSE names (0: all of them); false
