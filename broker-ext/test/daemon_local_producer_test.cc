@@ -18,6 +18,7 @@
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
+#include "unaccepting_socket.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -264,6 +265,52 @@ TEST_F(DaemonLocalProducerTest, ProducersBeyondTheLimitsAreRefusedUntilOneEnds) 
     producer->Send(3, p::Close{id});
     EXPECT_GE(StartProducing(*producer, third->path()), 1u);
   }
+}
+
+// Attaching to a producer's segment connects to its doorbell; one that never accepts must neither
+// stop the daemon's one control thread, which serves every other connection, nor leave the
+// PRODUCE unanswered (docs/brokerd.md, "Local producers").
+TEST_F(DaemonLocalProducerTest, ADoorbellThatNeverAcceptsHoldsUpNoOtherConnection) {
+  WriterOptions options;
+  options.name = (dir_ / "unaccepting.seg").string();
+  options.kind = ObjectKind::kChunks;
+  options.slot_count = kProducerSlots;
+  options.slot_size = 64 << 10;
+  options.lane_count = 1;
+  options.doorbell = false;  // the doorbell is the test's socket
+  ASSERT_OK_AND_ASSIGN(auto segment, SegmentWriter::Create(options));
+  testing::UnacceptingSocket doorbell(segment->path() + ".bell");
+  ASSERT_EQ(doorbell.error(), "");
+  auto producer = Connect();
+  auto other = Connect();
+
+  p::Produce request;
+  request.topic = kTopic;
+  request.segment_path = segment->path();
+  producer->Send(2, request);
+  // Another peer's request is answered while the PRODUCE waits for the doorbell.
+  other->Send(7, p::Close{12345});
+  const std::optional<p::ErrorMessage> answer = ErrorIn(other->Receive());
+  ASSERT_TRUE(answer.has_value()) << "the control thread is stuck: " << Log();
+  EXPECT_EQ(answer->code, p::ErrorCode::kUnknownSubscription);
+  // A sequential daemon answers in the order it read, the PRODUCE first: whatever of it has come
+  // would be read here (Receive looks at what it read once more before it gives up).
+  EXPECT_FALSE(producer->Receive(200ms).has_value()) << "the PRODUCE is still pending";
+
+  const std::optional<p::Frame> refused = producer->Receive();
+  ASSERT_TRUE(refused.has_value()) << Log();
+  EXPECT_EQ(refused->request_id, 2u);
+  const std::optional<p::ErrorMessage> error = ErrorIn(refused);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_NE(error->message.find(segment->path() + ".bell: the doorbell took no connection within"),
+            std::string::npos)
+      << error->message;
+  EXPECT_EQ(segment->attached_readers(), 0u) << "the refused PRODUCE keeps no lane";
+  // The connection goes on: a producer with a doorbell that answers is taken.
+  auto answering = ProducerSegment("answering.seg");
+  ASSERT_NE(answering, nullptr);
+  EXPECT_GE(StartProducing(*producer, answering->path()), 1u);
 }
 
 TEST_F(DaemonLocalProducerTest, AFileOfAnotherOwnerIsRefusedNamingIt) {
