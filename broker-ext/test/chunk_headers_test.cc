@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "gtest_util.h"
@@ -68,6 +70,32 @@ TEST(ChunkHeaders, MissingOrRepeatedHeadersAreRefused) {
     ASSERT_FALSE(id.ok()) << c.named;
     EXPECT_EQ(id.status().message(), c.named);
   }
+}
+
+// Job ids and stream names travel on into readers' file names, logs and metric labels
+// (docs/formats.md, "Chunk record").
+TEST(ChunkHeaders, AJobOrStreamOutsideTheNamesAlphabetIsRefusedNamingTheHeader) {
+  const std::string too_long(129, 'a');
+  for (const std::string_view header : {kJobHeader, kStreamHeader}) {
+    for (const std::string_view bad :
+         {std::string_view(""), std::string_view("../../etc"), std::string_view("a\0b", 3),
+          std::string_view("a b"), std::string_view(too_long)}) {
+      Headers headers = Valid("1");
+      for (KafkaHeader& h : headers) {
+        if (h.key == header) h.value = bad;
+      }
+      auto id = ParseChunkHeaders(headers);
+      ASSERT_FALSE(id.ok()) << header << " accepted \"" << bad << "\"";
+      EXPECT_EQ(id.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(id.status().message().rfind(std::string(header) + " = ", 0), 0u)
+          << id.status().message();
+    }
+  }
+  // The longest name, and every byte of the alphabet, pass.
+  Headers headers = {{kJobHeader, std::string_view(too_long).substr(1)},
+                     {kStreamHeader, "AZaz09._-"},
+                     {kSeqHeader, "1"}};
+  EXPECT_OK(ParseChunkHeaders(headers));
 }
 
 TEST(ChunkHeaders, AQuotedValueIsBounded) {

@@ -169,7 +169,7 @@ TEST_F(ChunkSequencerTest, AnEarlyLocalChunkGivesItsProducersSlotBackAtOnce) {
   inbox_->Push(LocalChunk(7, "s", 1, one));
   inbox_->Push(LocalChunk(7, "s", 2, two));
   EXPECT_EQ(Poll(), std::vector<Seen>{});
-  EXPECT_EQ(sequencer_->held_bytes(), 4u);
+  EXPECT_EQ(sequencer_->held_bytes(), 4u + 2 * ChunkSequencer::kHeldChunkCostBytes);
   EXPECT_EQ(one.use_count(), 1) << "the early chunk still holds its producer's slot";
   EXPECT_EQ(two.use_count(), 1) << "the early chunk still holds its producer's slot";
 
@@ -179,7 +179,7 @@ TEST_F(ChunkSequencerTest, AnEarlyLocalChunkGivesItsProducersSlotBackAtOnce) {
 
 TEST_F(ChunkSequencerTest, WithTheWindowFullALocalChunkWaitsInItsProducersQueue) {
   FetchedChunks fetched;
-  Start(fetched, /*window_bytes=*/10);
+  Start(fetched, /*window_bytes=*/ChunkSequencer::kHeldChunkCostBytes + 10);
   auto two = Slot("eight b2");
   auto three = Slot("eight b3");
   inbox_->Push(LocalChunk(7, "s", 1, Slot("eight b1")));
@@ -188,7 +188,7 @@ TEST_F(ChunkSequencerTest, WithTheWindowFullALocalChunkWaitsInItsProducersQueue)
   // Another producer's chunk of another stream is not held up behind them.
   inbox_->Push(LocalChunk(8, "t", 0, Slot("t0")));
   EXPECT_EQ(Poll(), (std::vector<Seen>{{0, "t0", 8}}));
-  EXPECT_EQ(sequencer_->held_bytes(), 8u);
+  EXPECT_EQ(sequencer_->held_bytes(), 8u + ChunkSequencer::kHeldChunkCostBytes);
   EXPECT_GT(two.use_count(), 1) << "a chunk waiting for room holds its slot: backpressure";
   EXPECT_GT(three.use_count(), 1) << "and so does the next that does not fit";
   EXPECT_EQ(pauses_.paused_count(), 0u) << "a local chunk pauses no partition";
@@ -197,6 +197,48 @@ TEST_F(ChunkSequencerTest, WithTheWindowFullALocalChunkWaitsInItsProducersQueue)
   EXPECT_EQ(Poll(), (std::vector<Seen>{{0, "l0", 7}, {1, "eight b1", 7}}));
   EXPECT_EQ(Poll(), (std::vector<Seen>{{2, "eight b2", 7}, {3, "eight b3", 7}}));
   EXPECT_EQ(sequencer_->held_bytes(), 0u);
+}
+
+// A fetched chunk whose stream is no name is malformed as a bad header is: counted, skipped and,
+// without a dead-letter topic, settled so that its offset is committed (docs/formats.md, "Chunk
+// record").
+TEST_F(ChunkSequencerTest, AFetchedChunkWhoseStreamIsNoNameIsCountedAndSkipped) {
+  FetchedChunks fetched;
+  Start(fetched);
+  fetched.Add(0, "s", 0, "good");
+  fetched.Add(1, "../../etc", 0, "escaping");
+  fetched.Add(2, std::string("a\0b", 3), 0, "nul");
+  fetched.Add(3, "", 0, "empty");
+  fetched.Add(4, "s", 1, "after");
+  EXPECT_EQ(Poll(), (std::vector<Seen>{{0, "good", 0}, {1, "after", 0}}));
+  EXPECT_EQ(malformed_.value(), 3u);
+  EXPECT_EQ(tracker_.TakeCommittable(), (std::vector<PartitionOffset>{{0, 5}}));
+}
+
+// Each held chunk counts its cost beyond its payload, so early empty chunks fill the window too:
+// the partition pauses at the bound instead of the heap growing without one (docs/brokerd.md,
+// CHUNK_STREAMS).
+TEST_F(ChunkSequencerTest, EarlyEmptyChunksFillTheWindowAndPauseTheirPartition) {
+  FetchedChunks fetched;
+  constexpr uint64_t kFits = 32;
+  Start(fetched, /*window_bytes=*/kFits * ChunkSequencer::kHeldChunkCostBytes);
+  for (uint64_t seq = 1; seq <= 2 * kFits; ++seq) {
+    fetched.Add(static_cast<int64_t>(seq), "s", seq, "");
+  }
+  EXPECT_EQ(Poll(), std::vector<Seen>{});
+  EXPECT_EQ(sequencer_->held_bytes(), kFits * ChunkSequencer::kHeldChunkCostBytes);
+  EXPECT_TRUE(pauses_.blocked(0)) << "the chunk beyond the bound pauses its partition";
+  EXPECT_EQ(pauses_.paused_count(), 1u);
+
+  // The chunk they wait for comes the local way: behind the blocked ones in their partition it
+  // would wait too (docs/brokerd.md, "How it works").
+  inbox_->Push(LocalChunk(7, "s", 0, Slot("")));
+  std::vector<Seen> seen = Poll();
+  for (const Seen& more : Poll()) seen.push_back(more);
+  ASSERT_EQ(seen.size(), 2 * kFits + 1);
+  for (uint64_t seq = 0; seq < seen.size(); ++seq) EXPECT_EQ(seen[seq].seq, seq);
+  EXPECT_EQ(sequencer_->held_bytes(), 0u);
+  EXPECT_FALSE(pauses_.blocked(0)) << "the partition resumes once its chunks found room";
 }
 
 // The inbox's wake as the subscription sets it: rd_kafka_queue_yield on the queue the sequencer's

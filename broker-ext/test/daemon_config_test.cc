@@ -57,6 +57,8 @@ TEST_F(DaemonConfigTest, FlagsGiveTheEssentialsAndDefaultsStayOnLoopback) {
   EXPECT_EQ(config->liveness_timeout, 5000ms);
   EXPECT_TRUE(config->metrics.enabled);
   EXPECT_TRUE(config->native_fetch);
+  EXPECT_EQ(config->producers_max, 256u);
+  EXPECT_EQ(config->producers_max_per_uid, 128u);
 }
 
 TEST_F(DaemonConfigTest, MetricsCanBeTurnedOffOrGivenAnyFreePort) {
@@ -82,6 +84,8 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
       "sluice.pause.after.ms=0\n"
       "sluice.segment.max.total.bytes=268435456\n"
       "sluice.fetch=librdkafka\n"
+      "sluice.producers.max=10\n"
+      "sluice.producers.max.per.uid=3\n"
       "sluice.metrics.listen=[::1]:9500\n";
   auto config = Parse({"--config", "/etc/sluice.conf", "--socket", "/run/b.sock", "-X",
                        "security.protocol=SASL_SSL"});
@@ -95,6 +99,8 @@ TEST_F(DaemonConfigTest, TheFileSetsBothKindsOfKeysAndFlagsOverrideIt) {
   EXPECT_EQ(config->pause_after, 0ms);
   EXPECT_EQ(config->segment_max_total_bytes, 256ull << 20);
   EXPECT_FALSE(config->native_fetch);
+  EXPECT_EQ(config->producers_max, 10u);
+  EXPECT_EQ(config->producers_max_per_uid, 3u);
   EXPECT_EQ(config->metrics.host, "::1");
   EXPECT_EQ(config->metrics.port, 9500);
 }
@@ -118,6 +124,8 @@ TEST_F(DaemonConfigTest, BadInputIsRefusedNamingTheKeyOrFlag) {
       {{"-X", "sluice.segment.max.total.bytes=0"}, "sluice.segment.max.total.bytes = \"0\""},
       {{"-X", "sluice.segment.max.total.bytes=1G"}, "expected a number"},
       {{"-X", "sluice.fetch=fast"}, "sluice.fetch = \"fast\": native or librdkafka"},
+      {{"-X", "sluice.producers.max=0"}, "sluice.producers.max = \"0\": must be positive"},
+      {{"-X", "sluice.producers.max.per.uid=-1"}, "sluice.producers.max.per.uid = \"-1\""},
       {{"--config", "/missing.conf"}, "/missing.conf: no such file"},
       {{"--config", "/bad.conf"}, "/bad.conf:2: expected key=value"},
   };

@@ -5,9 +5,12 @@
 // granted and a malformed object are refused naming what is wrong.
 #include <arrow/api.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "chunk_objects.h"
@@ -15,6 +18,7 @@
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
+#include "unaccepting_socket.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -34,8 +38,21 @@ class DaemonLocalProducerTest : public DaemonConnectionTest {
   void SetUp() override {
     DaemonConnectionTest::SetUp();
     CreateTopic(kTopic, 1);
-    // The peer may write kTopic only.
-    StartDaemon({"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+    StartGrantingTheTopic();
+  }
+
+  // Starts the daemon; the peer may write kTopic only.
+  void StartGrantingTheTopic(std::vector<std::string> extra = {}) {
+    extra.insert(extra.begin(),
+                 {"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+    StartDaemon(std::move(extra));
+  }
+
+  // Starts the daemon again with `extra`.
+  void RestartGrantingTheTopic(std::vector<std::string> extra) {
+    ::kill(daemon_, SIGKILL);
+    ::waitpid(daemon_, nullptr, 0);
+    StartGrantingTheTopic(std::move(extra));
   }
 
   // A producer's segment in the test's folder, as a SluiceSink's local channel makes one.
@@ -193,6 +210,107 @@ TEST_F(DaemonLocalProducerTest, CloseOfTheProducerTakesWhatItPublishedFirst) {
   const std::optional<p::ErrorMessage> error = ErrorIn(producer->Receive());
   ASSERT_TRUE(error.has_value()) << Log();
   EXPECT_EQ(error->code, p::ErrorCode::kUnknownSubscription);
+}
+
+// A killed producer's control connection ends first, long before its heartbeat is stale: the
+// daemon takes what it published, then removes its segment and doorbell, which nobody else would.
+TEST_F(DaemonLocalProducerTest, TheEndOfAProducersConnectionRemovesItsFilesAfterTakingItsChunks) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto segment = ProducerSegment("sluice-produce-00000000000000aa");
+  ASSERT_NE(segment, nullptr);
+  const std::string path = segment->path();
+  auto producer = Connect();
+  ASSERT_GE(StartProducing(*producer, path), 1u);
+  Publish(*segment, {0, 1});
+  Publish(*segment, {2});
+  producer.reset();  // its end, as a SIGKILL of its process ends it
+
+  EXPECT_EQ(ChunksThrough(*reader, 2), Expected(2));
+  EXPECT_TRUE(testing::Eventually("the producer's segment and doorbell removed", [&] {
+    return !std::filesystem::exists(std::filesystem::symlink_status(path)) &&
+           !std::filesystem::exists(std::filesystem::symlink_status(path + ".bell"));
+  })) << Log();
+  EXPECT_NE(Log().find("event=dead_producer_segment_removed"), std::string::npos) << Log();
+  EXPECT_NE(Log().find("cause=connection_ended"), std::string::npos) << Log();
+}
+
+// Each producer holds a thread, a mapping and a lane of the daemon's: PRODUCE is bounded per peer
+// uid and in all, as SUBSCRIBE is (docs/brokerd.md, "Configuration").
+TEST_F(DaemonLocalProducerTest, ProducersBeyondTheLimitsAreRefusedUntilOneEnds) {
+  for (const auto& [limits, setting] :
+       {std::pair<std::vector<std::string>, std::string>{{"-X", "sluice.producers.max.per.uid=2"},
+                                                         "sluice.producers.max.per.uid"},
+        {{"-X", "sluice.producers.max=2"}, "sluice.producers.max"}}) {
+    SCOPED_TRACE(setting);
+    RestartGrantingTheTopic(limits);
+    auto first = ProducerSegment("first.seg");
+    auto second = ProducerSegment("second.seg");
+    auto third = ProducerSegment("third.seg");
+    ASSERT_TRUE(first != nullptr && second != nullptr && third != nullptr);
+    auto producer = Connect();
+    const uint64_t id = StartProducing(*producer, first->path());
+    ASSERT_GE(id, 1u);
+    auto other = Connect();  // the limits count every connection of the uid
+    ASSERT_GE(StartProducing(*other, second->path()), 1u);
+
+    const std::optional<p::ErrorMessage> error = ErrorIn(Offer(*producer, kTopic, third->path()));
+    ASSERT_TRUE(error.has_value()) << Log();
+    EXPECT_EQ(error->code, p::ErrorCode::kSubscriptionLimit);
+    EXPECT_TRUE(error->message.ends_with("local producers, the limit of " + setting))
+        << error->message;
+    EXPECT_EQ(third->attached_readers(), 0u) << "refused before the segment is opened";
+    // A producer that ends gives its place back: the CLOSE is served before the next PRODUCE.
+    producer->Send(3, p::Close{id});
+    EXPECT_GE(StartProducing(*producer, third->path()), 1u);
+  }
+}
+
+// Attaching to a producer's segment connects to its doorbell; one that never accepts must neither
+// stop the daemon's one control thread, which serves every other connection, nor leave the
+// PRODUCE unanswered (docs/brokerd.md, "Local producers").
+TEST_F(DaemonLocalProducerTest, ADoorbellThatNeverAcceptsHoldsUpNoOtherConnection) {
+  WriterOptions options;
+  options.name = (dir_ / "unaccepting.seg").string();
+  options.kind = ObjectKind::kChunks;
+  options.slot_count = kProducerSlots;
+  options.slot_size = 64 << 10;
+  options.lane_count = 1;
+  options.doorbell = false;  // the doorbell is the test's socket
+  ASSERT_OK_AND_ASSIGN(auto segment, SegmentWriter::Create(options));
+  testing::UnacceptingSocket doorbell(segment->path() + ".bell");
+  ASSERT_EQ(doorbell.error(), "");
+  auto producer = Connect();
+  auto other = Connect();
+
+  p::Produce request;
+  request.topic = kTopic;
+  request.segment_path = segment->path();
+  producer->Send(2, request);
+  // Another peer's request is answered while the PRODUCE waits for the doorbell.
+  other->Send(7, p::Close{12345});
+  const std::optional<p::ErrorMessage> answer = ErrorIn(other->Receive());
+  ASSERT_TRUE(answer.has_value()) << "the control thread is stuck: " << Log();
+  EXPECT_EQ(answer->code, p::ErrorCode::kUnknownSubscription);
+  // A sequential daemon answers in the order it read, the PRODUCE first: whatever of it has come
+  // would be read here (Receive looks at what it read once more before it gives up).
+  EXPECT_FALSE(producer->Receive(200ms).has_value()) << "the PRODUCE is still pending";
+
+  const std::optional<p::Frame> refused = producer->Receive();
+  ASSERT_TRUE(refused.has_value()) << Log();
+  EXPECT_EQ(refused->request_id, 2u);
+  const std::optional<p::ErrorMessage> error = ErrorIn(refused);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_NE(error->message.find(segment->path() + ".bell: the doorbell took no connection within"),
+            std::string::npos)
+      << error->message;
+  EXPECT_EQ(segment->attached_readers(), 0u) << "the refused PRODUCE keeps no lane";
+  // The connection goes on: a producer with a doorbell that answers is taken.
+  auto answering = ProducerSegment("answering.seg");
+  ASSERT_NE(answering, nullptr);
+  EXPECT_GE(StartProducing(*producer, answering->path()), 1u);
 }
 
 TEST_F(DaemonLocalProducerTest, AFileOfAnotherOwnerIsRefusedNamingIt) {

@@ -31,6 +31,7 @@
 #include "daemon/segment_names.h"
 #include "daemon_connection.h"
 #include "gtest_util.h"
+#include "ordering/chunk_sequencer.h"
 #include "protocol/codec.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_reader.h"
@@ -751,7 +752,7 @@ TEST_F(DaemonProcessTest, AWindowTooSmallForTheEarlyChunksBlocksTheirPartitionBu
   Flush();
   StartDaemon();
   p::Subscribe request = ChunkRequest(Request());
-  request.reorder_window_bytes = 250;
+  request.reorder_window_bytes = 2 * (payload.size() + ChunkSequencer::kHeldChunkCostBytes) + 50;
   Send(1, request);
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
@@ -770,7 +771,8 @@ TEST_F(DaemonProcessTest, EarlyChunksShowInTheReorderGaugeUntilTheirPredecessorC
   Send(1, ChunkRequest(Request()));
   auto subscribed = std::get<p::Subscribed>(Receive().message);
   ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
-  AwaitMetric("sluice_reorder_held_bytes{subscription=\"1\"} 300\n");
+  AwaitMetric("sluice_reorder_held_bytes{subscription=\"1\"} " +
+              std::to_string(3 * (payload.size() + ChunkSequencer::kHeldChunkCostBytes)) + "\n");
 
   ProduceChunk(0, "s", "0", false, payload);
   Flush();

@@ -1,26 +1,38 @@
 // LocalProducer against a real SegmentWriter of CHUNKS objects as the producer: the chunks
 // routed in order with their bytes, the slots given back only when every routed copy is gone,
 // the objects published before Stop or the writer's close taken, a malformed object ending the
-// producer with a message, the segments it must refuse, and the file of a writer killed removed
-// unless its path names another file by then (docs/brokerd.md, "Local producers").
+// producer with a message, the segments it must refuse, the file of a writer killed removed
+// unless its path names another file by then, the files of a producer whose connection ended
+// removed, and the start-up cleanup of dead producers' files (docs/brokerd.md, "Local
+// producers").
 #include "ingest/local_producer.h"
 
+#include <arrow/api.h>
+#include <arrow/ipc/api.h>
+#include <arrow/util/compression.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "chunk_objects.h"
 #include "gtest_util.h"
+#include "sluice/layout.h"
+#include "sluice/liveness.h"
 #include "sluice/random_name.h"
+#include "sluice/schemas.h"
 #include "sluice/segment_writer.h"
 
 namespace sluice::brokerd {
@@ -74,6 +86,24 @@ class ProducerSegment {
     EncodedObject object;
     object.length = length;
     object.record_count = 1;
+    return writer_->Publish(object).status();
+  }
+
+  // Publishes `batch` as an Arrow IPC message whose body is compressed with `codec`.
+  Status PublishCompressed(const arrow::RecordBatch& batch, arrow::Compression::type codec) {
+    auto options = arrow::ipc::IpcWriteOptions::Defaults();
+    auto made = arrow::util::Codec::Create(codec);
+    if (!made.ok()) return Status::InvalidState(made.status().ToString());
+    options.codec = std::move(*made);
+    auto message = arrow::ipc::SerializeRecordBatch(batch, options);
+    if (!message.ok()) return Status::InvalidState(message.status().ToString());
+    SLUICE_ASSIGN_OR_RETURN(SlotBuffer slot, writer_->Acquire(5s));
+    const auto length = static_cast<size_t>((*message)->size());
+    if (length > slot.capacity) return Status::TooLarge("the message does not fit a slot");
+    std::memcpy(slot.data, (*message)->data(), length);
+    EncodedObject object;
+    object.length = length;
+    object.record_count = static_cast<uint32_t>(batch.num_rows());
     return writer_->Publish(object).status();
   }
 
@@ -134,6 +164,21 @@ class ProducerProcess {
   pid_t pid_ = 0;
 };
 
+// One CHUNKS row whose payload is `payload_bytes` zeros, which any codec shrinks to a few KiB.
+std::shared_ptr<arrow::RecordBatch> ZerosChunk(size_t payload_bytes) {
+  arrow::StringBuilder jobs, streams;
+  arrow::UInt64Builder seqs;
+  arrow::BooleanBuilder eos;
+  arrow::BinaryBuilder payloads;
+  EXPECT_TRUE(jobs.Append("a").ok() && streams.Append("s").ok() && seqs.Append(1).ok() &&
+              eos.Append(false).ok() && payloads.Append(std::string(payload_bytes, '\0')).ok());
+  std::vector<std::shared_ptr<arrow::Array>> columns(5);
+  EXPECT_TRUE(jobs.Finish(&columns[0]).ok() && streams.Finish(&columns[1]).ok() &&
+              seqs.Finish(&columns[2]).ok() && eos.Finish(&columns[3]).ok() &&
+              payloads.Finish(&columns[4]).ok());
+  return arrow::RecordBatch::Make(ChunksSchema(), 1, std::move(columns));
+}
+
 bool Exists(const std::string& path) {
   struct stat info {};
   return lstat(path.c_str(), &info) == 0;
@@ -155,7 +200,7 @@ bool Exists(const std::string& path) {
 class LocalProducerTest : public ::testing::Test {
  protected:
   Result<std::unique_ptr<LocalProducer>> Start(const std::string& path, uid_t owner = geteuid()) {
-    return LocalProducer::Start(kProducerId, path, owner, kTopic, router_,
+    return LocalProducer::Start(kProducerId, path, owner, kTopic, "/dev/shm", router_,
                                 LocalProducerMetrics(metrics_), [this](const std::string& m) {
                                   std::lock_guard lock(mutex_);
                                   failures_.push_back(m);
@@ -331,6 +376,34 @@ TEST_F(LocalProducerTest, RemovesTheSegmentOfAWriterKilledAfterTakingWhatItPubli
   EXPECT_TRUE(failures().empty()) << failures()[0];
 }
 
+// A killed producer's connection ends long before its heartbeat is stale: the daemon then takes
+// what it published and removes its files, as a dead writer's.
+TEST_F(LocalProducerTest, RemovesTheSegmentAndDoorbellOnceTheConnectionEndedAndTheChunksAreTaken) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_TRUE(Exists(segment.path() + ".bell"));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "zero"}}));
+  ASSERT_OK(segment.Publish({{"a", "s", 1, true, "one"}}));
+  producer->StopAfterItsConnectionEnded();
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 2u) << "what was published is taken first";
+  EXPECT_FALSE(Exists(segment.path())) << "the segment is removed";
+  EXPECT_FALSE(Exists(segment.path() + ".bell")) << "and its doorbell";
+  EXPECT_EQ(taken[1].record.value, "one") << "the routed chunks still view the removed file";
+
+  // A segment the producer named outside the segment folder is not the daemon's to remove.
+  ProducerSegment outside;
+  ASSERT_OK_AND_ASSIGN(
+      auto elsewhere,
+      LocalProducer::Start(kProducerId, outside.path(), geteuid(), kTopic, "/dev/shm/elsewhere",
+                           router_, LocalProducerMetrics(metrics_), nullptr));
+  elsewhere->StopAfterItsConnectionEnded();
+  EXPECT_TRUE(Exists(outside.path())) << "only files of the segment folder are removed";
+  EXPECT_TRUE(Exists(outside.path() + ".bell"));
+}
+
 TEST_F(LocalProducerTest, KeepsAFileThatReplacedADeadWritersDoorbell) {
   ProducerProcess process({{{"a", "s", 0, true, "zero"}}});
   std::unique_ptr<LocalProducer> producer;
@@ -386,6 +459,141 @@ TEST_F(LocalProducerTest, AMalformedObjectEndsTheProducerAfterTheChunksBeforeIt)
   EXPECT_EQ(taken[0].record.value, "good");
   EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
 }
+
+// Job ids and stream names travel on into readers' file names, logs and metric labels
+// (docs/formats.md, "Object schemas"): an object with a name that is none is malformed, and none
+// of its rows is routed.
+TEST_F(LocalProducerTest, AnObjectWithAJobOrStreamThatIsNoNameEndsTheProducer) {
+  const std::vector<ChunkRow> bad_rows = {{"..", "../../etc", 1, false, "escaping"},
+                                          {"", "s", 1, false, "empty job"},
+                                          {"a", std::string("s\0t", 3), 1, false, "nul"}};
+  for (const ChunkRow& bad : bad_rows) {
+    SCOPED_TRACE(bad.payload);
+    ProducerSegment segment;
+    auto inbox = std::make_shared<LocalChunkInbox>("", nullptr);
+    router_.Add(kTopic, inbox);
+    const size_t failed_before = failures().size();
+    const uint64_t malformed_before = Counted("sluice_local_objects_malformed_total");
+    ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+    ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+    ASSERT_OK(segment.Publish({{"a", "s", 1, false, "fine"}, bad}));
+    ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+    const auto reported = failures();
+    ASSERT_EQ(reported.size(), failed_before + 1);
+    EXPECT_NE(reported.back().find("object 1 "), std::string::npos) << reported.back();
+    EXPECT_NE(reported.back().find("has a name that is none"), std::string::npos)
+        << reported.back();
+    std::vector<ReadyMessage> taken;
+    inbox->Drain(taken);
+    ASSERT_EQ(taken.size(), 1u) << "the chunk before the object was routed, none of the object's";
+    EXPECT_EQ(taken[0].record.value, "good");
+    EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), malformed_before + 1);
+    router_.Remove(kTopic, inbox.get());
+  }
+}
+
+// A folder of its own for the start-up cleanup, removed with what is left in it.
+class ProducerFolder {
+ public:
+  ProducerFolder()
+      : path_("/dev/shm/sluice-test-producer-folder-" + std::to_string(getpid()) + "-" +
+              std::to_string(counter_++)) {
+    EXPECT_EQ(mkdir(path_.c_str(), 0700), 0) << std::strerror(errno);
+  }
+  ~ProducerFolder() { std::filesystem::remove_all(path_); }
+  std::string Path(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+// What a producer killed while no daemon read its segment leaves: the segment, whose heartbeat
+// stops, and its doorbell's socket file. Made as a copy of a live writer's file (its heartbeat
+// frozen at the copy) and a socket bound and closed, so no process has to die for it.
+::testing::AssertionResult LeaveADeadProducersFiles(const SegmentWriter& live,
+                                                    const std::string& path) {
+  std::filesystem::copy_file(live.path(), path);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string bell = path + ".bell";
+  std::memcpy(address.sun_path, bell.c_str(), bell.size() + 1);
+  const bool bound = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  close(fd);
+  if (!bound) return ::testing::AssertionFailure() << bell << ": " << std::strerror(errno);
+  // Stale once its heartbeat is older than the segment's liveness timeout.
+  return Eventually("the copy's heartbeat is stale", [&] {
+    std::ifstream in(path, std::ios::binary);
+    uint64_t heartbeat = 0;
+    in.seekg(static_cast<std::streamoff>(layout::header::kWriterHeartbeatNs));
+    in.read(reinterpret_cast<char*>(&heartbeat), sizeof(heartbeat));
+    return IsStale(heartbeat, std::chrono::nanoseconds(ProducerProcess::kLivenessTimeout).count(),
+                   MonotonicNanos());
+  });
+}
+
+TEST(RemoveDeadProducerSegments, RemovesTheFilesOfAProducerWhoseWriterIsGoneAndNothingElse) {
+  ProducerFolder folder;
+  WriterOptions options = ProducerOptions(folder.Path("sluice-produce-0000000000000001"));
+  options.liveness_timeout = ProducerProcess::kLivenessTimeout;
+  ASSERT_OK_AND_ASSIGN(auto live, SegmentWriter::Create(options));
+  const std::string dead = folder.Path("sluice-produce-0000000000000002");
+  ASSERT_TRUE(LeaveADeadProducersFiles(*live, dead));
+  // Names of the prefix that are no dead producer's segment.
+  const std::string garbage = folder.Path("sluice-produce-0000000000000003");
+  { std::ofstream(garbage) << std::string(8192, 'x'); }
+  const std::string link = folder.Path("sluice-produce-0000000000000004");
+  ASSERT_EQ(symlink(dead.c_str(), link.c_str()), 0);
+  const std::string other = folder.Path("someone-else.0000000000000002");
+  std::filesystem::copy_file(dead, other);
+
+  RemoveDeadProducerSegments(folder.path());
+  EXPECT_FALSE(Exists(dead)) << "the dead producer's segment is removed";
+  EXPECT_FALSE(Exists(dead + ".bell")) << "and its doorbell";
+  EXPECT_TRUE(Exists(live->path())) << "a live producer's segment stays";
+  EXPECT_TRUE(Exists(live->path() + ".bell")) << "and its doorbell";
+  EXPECT_TRUE(Exists(garbage)) << "a file that is no segment stays";
+  EXPECT_TRUE(Exists(link)) << "a symbolic link stays";
+  EXPECT_TRUE(Exists(other)) << "another program's file stays";
+}
+
+class LocalProducerCompressionTest
+    : public LocalProducerTest,
+      public ::testing::WithParamInterface<arrow::Compression::type> {};
+
+// A compressed body would be inflated onto the daemon's heap, a few KiB of a producer's slot
+// claiming many MiB (docs/brokerd.md, "Local producers"), so it is refused before it is read.
+TEST_P(LocalProducerCompressionTest, ACompressedObjectEndsTheProducerWithoutBeingInflated) {
+  const arrow::Compression::type codec = GetParam();
+  if (!arrow::util::Codec::IsAvailable(codec)) {
+    GTEST_SKIP() << "this libarrow was built without "
+                 << arrow::util::Codec::GetCodecAsString(codec);
+  }
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+  // 4 MiB of payload in an object of a few KiB, which fits the 64 KiB slot.
+  ASSERT_OK(segment.PublishCompressed(*ZerosChunk(4 << 20), codec));
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  const auto reported = failures();
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NE(reported[0].find("object 1 "), std::string::npos) << reported[0];
+  EXPECT_NE(reported[0].find("has a compressed body"), std::string::npos) << reported[0];
+  std::vector<ReadyMessage> taken;
+  inbox->Drain(taken);
+  ASSERT_EQ(taken.size(), 1u) << "the chunk before the compressed object was routed";
+  EXPECT_EQ(taken[0].record.value, "good");
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, LocalProducerCompressionTest,
+                         ::testing::Values(arrow::Compression::LZ4_FRAME, arrow::Compression::ZSTD),
+                         [](const auto& codec) {
+                           return arrow::util::Codec::GetCodecAsString(codec.param);
+                         });
 
 TEST_F(LocalProducerTest, RefusesAFileOfAnotherOwner) {
   ProducerSegment segment;

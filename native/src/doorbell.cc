@@ -1,6 +1,5 @@
 #include "sluice/doorbell.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "sluice/file_access.h"
@@ -174,18 +174,33 @@ void DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
   AcceptPending();
 }
 
-Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t lane) {
+Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t lane,
+                                               std::chrono::nanoseconds timeout) {
   SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
-  DoorbellClient client(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  DoorbellClient client(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (client.fd_ < 0) return Status::FromErrno("socket", errno);
-  if (connect(client.fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-    return Status::FromErrno("connect " + path, errno);
+  // A Unix socket's non-blocking connect does not wait in the kernel (there is nothing to poll
+  // for): it fails with EAGAIN while the listener's backlog is full, so it is tried again, backing
+  // off, until the bound.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::microseconds(100);
+  while (connect(client.fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    const int err = errno;
+    if (err == EINTR) continue;
+    if (err != EAGAIN) return Status::FromErrno("connect " + path, err);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::TimedOut(
+          "connect " + path + ": the doorbell took no connection within " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()) +
+          " ms");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
   }
   const auto byte = static_cast<uint8_t>(lane);
   if (send(client.fd_, &byte, 1, MSG_NOSIGNAL) != 1) {
     return Status::FromErrno("send to " + path, errno);
   }
-  fcntl(client.fd_, F_SETFL, fcntl(client.fd_, F_GETFL) | O_NONBLOCK);
   return client;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "fields.h"
@@ -43,6 +44,40 @@ Result<std::shared_ptr<arrow::Schema>> ParseSchema(const uint8_t* message, uint3
                             "not an Arrow IPC Schema message: " + schema.status().message());
   }
   return schema.MoveValueUnsafe();
+}
+
+// The position of field `index` of the flatbuffer table at `table`, or nothing when the table
+// leaves it out (flatbuffers' binary format: a table starts with the signed offset back to its
+// vtable, whose u16 entries after two u16 sizes give each field's offset in the table).
+std::optional<uint64_t> FlatbufferField(const arrow::Buffer& buffer, uint64_t table,
+                                        uint32_t index) {
+  const uint8_t* base = buffer.data();
+  const auto size = static_cast<uint64_t>(buffer.size());
+  if (table > size || size - table < 4) return std::nullopt;
+  const auto vtable = static_cast<int64_t>(table) - Read<int32_t>(base, table);
+  if (vtable < 0 || static_cast<uint64_t>(vtable) > size - 4) return std::nullopt;
+  const auto vtable_size = Read<uint16_t>(base, static_cast<uint64_t>(vtable));
+  const uint64_t entry = 4 + 2 * uint64_t{index};
+  if (entry + 2 > vtable_size || static_cast<uint64_t>(vtable) + entry + 2 > size) {
+    return std::nullopt;
+  }
+  const auto offset = Read<uint16_t>(base, static_cast<uint64_t>(vtable) + entry);
+  if (offset == 0) return std::nullopt;
+  return table + offset;
+}
+
+// Whether a RecordBatch message's metadata (format/Message.fbs) names a BodyCompression:
+// Message's field 2 is its header, the RecordBatch table, whose field 3 is `compression`. Arrow's
+// public API does not tell, and ReadRecordBatch would inflate such a body onto the heap, which a
+// zero-copy reader never does: 17 KB of LZ4 or ZSTD can claim buffers of hundreds of MiB
+// (docs/formats.md, "Read").
+bool NamesBodyCompression(const arrow::Buffer& metadata) {
+  if (metadata.size() < 4) return false;
+  const uint64_t message = Read<uint32_t>(metadata.data(), 0);
+  const std::optional<uint64_t> header = FlatbufferField(metadata, message, 2);
+  if (!header || static_cast<uint64_t>(metadata.size()) - *header < 4) return false;
+  const uint64_t batch = *header + Read<uint32_t>(metadata.data(), *header);
+  return FlatbufferField(metadata, batch, 3).has_value();
 }
 
 }  // namespace
@@ -171,6 +206,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> DecodeObject(
   if (!message.ok()) return fail(message.status());
   if (*message == nullptr || (*message)->type() != arrow::ipc::MessageType::RECORD_BATCH) {
     return Status::BadField("message", where, "does not hold a RecordBatch message");
+  }
+  if ((*message)->metadata() != nullptr && NamesBodyCompression(*(*message)->metadata())) {
+    return Status::BadField("message", where,
+                            "has a compressed body (LZ4 or ZSTD), which is not read in place");
   }
   arrow::ipc::DictionaryMemo memo;
   auto batch =

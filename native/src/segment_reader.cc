@@ -118,6 +118,8 @@ Status SegmentReader::Attach(const std::string& path) {
                                     HeartbeatInterval(header_.liveness_timeout_ns));
     if (options_.doorbell) {
       auto doorbell = DoorbellClient::Connect(path + ".bell", lane);
+      // Open's caller destroys the reader, which leaves the lane.
+      if (doorbell.status().code() == StatusCode::kTimedOut) return doorbell.status();
       if (doorbell.ok()) doorbell_.emplace(doorbell.MoveValue());
     }
     return Status::OK();

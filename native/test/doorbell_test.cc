@@ -10,6 +10,7 @@
 #include <future>
 
 #include "test_util.h"
+#include "unaccepting_socket.h"
 
 namespace sluice {
 namespace {
@@ -76,6 +77,16 @@ TEST(Doorbell, AReaderSeesTheWriterHangUp) {
 TEST(Doorbell, ConnectingWithoutADoorbellFails) {
   testing::ScopedName name("bell-none");
   EXPECT_EQ(DoorbellClient::Connect(BellPath(name), 0).status().code(), StatusCode::kIoError);
+}
+
+TEST(Doorbell, ConnectingToADoorbellThatNeverAcceptsTimesOut) {
+  testing::ScopedName name("bell-full");
+  testing::UnacceptingSocket full(BellPath(name));
+  ASSERT_EQ(full.error(), "");
+  auto client = DoorbellClient::Connect(BellPath(name), 0, 50ms);
+  ASSERT_EQ(client.status().code(), StatusCode::kTimedOut) << client.status().ToString();
+  EXPECT_NE(client.status().message().find("took no connection within 50 ms"), std::string::npos)
+      << client.status().message();
 }
 
 TEST(Doorbell, ALaneOutOfRangeIsDropped) {

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -131,6 +132,7 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
   }
   SLUICE_ASSIGN_OR_RETURN(SegmentNames names, SegmentNames::ForThisRun());
   names.RemoveLeftovers(config.segment_dir);
+  RemoveDeadProducerSegments(config.segment_dir);
   // A doorbell is a Unix socket beside its segment, and its path must fit sun_path: without one
   // the pump and the readers still work, but poll up to 1 ms where a byte would wake them
   // (docs/formats.md, "Doorbell").
@@ -155,19 +157,22 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
   if (shared.ok() && ::listen(listener, 64) != 0) {
     shared = Status::FromErrno("listen on " + config.socket_path, errno);
   }
+  const int wake_fd = shared.ok() ? ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+  if (shared.ok() && wake_fd < 0) shared = Status::FromErrno("eventfd", errno);
   if (!shared.ok()) {
     ::close(listener);
     return shared;
   }
   return std::unique_ptr<ControlServer>(
-      new ControlServer(config, metrics, listener, std::move(names)));
+      new ControlServer(config, metrics, listener, wake_fd, std::move(names)));
 }
 
 ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int listener,
-                             SegmentNames names)
+                             int wake_fd, SegmentNames names)
     : config_(config),
       metrics_(metrics),
       listener_(listener),
+      wake_fd_(wake_fd),
       names_(std::move(names)),
       producer_counters_(LocalProducerMetrics(metrics)),
       planner_(config),
@@ -175,10 +180,12 @@ ControlServer::ControlServer(const DaemonConfig& config, Metrics& metrics, int l
       subscriptions_gauge_(metrics.gauge("sluice_subscriptions", "Active subscriptions")) {}
 
 ControlServer::~ControlServer() {
+  stopping_ = true;
   for (auto& connection : connections_) Drop(*connection, "daemon stopping");
   connections_.clear();
   sessions_.clear();
   ::close(listener_);
+  ::close(wake_fd_);
   ::unlink(config_.socket_path.c_str());
 }
 
@@ -191,16 +198,21 @@ bool ControlServer::Allowed(const ucred& peer) const {
 Status ControlServer::Run(int stop_fd) {
   Clock::time_point next_tick = Clock::now();
   while (true) {
-    std::vector<pollfd> fds{{stop_fd, POLLIN, 0}, {listener_, POLLIN, 0}};
-    for (const auto& connection : connections_) fds.push_back({connection->fd, POLLIN, 0});
+    std::vector<pollfd> fds{{stop_fd, POLLIN, 0}, {listener_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    constexpr size_t kFirstConnection = 3;
+    // A connection whose PRODUCE is pending is not read (poll passes over a negative fd).
+    for (const auto& connection : connections_) {
+      fds.push_back({connection->pending ? -1 : connection->fd, POLLIN, 0});
+    }
     const auto wait =
         std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now());
     const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max(wait, 0ms).count()));
     if (ready < 0 && errno != EINTR) return Status::FromErrno("poll", errno);
     if (fds[0].revents != 0) break;
     if (fds[1].revents != 0) Accept();
-    for (size_t i = 2; i < fds.size(); ++i) {
-      if (fds[i].revents != 0) Receive(*connections_[i - 2]);
+    if (fds[2].revents != 0) FinishPendingProduces();
+    for (size_t i = kFirstConnection; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) Receive(*connections_[i - kFirstConnection]);
     }
     if (Clock::now() >= next_tick) {
       Tick();
@@ -210,6 +222,7 @@ Status ControlServer::Run(int stop_fd) {
     connections_gauge_.Set(static_cast<int64_t>(connections_.size()));
   }
   Log(LogLevel::kInfo, "stopping", {{"connections", std::to_string(connections_.size())}});
+  stopping_ = true;
   for (auto& connection : connections_) {
     // Frames that arrived before the signal (a last RELEASE, say) are served first.
     Receive(*connection);
@@ -254,7 +267,7 @@ void ControlServer::Accept() {
 }
 
 void ControlServer::Receive(Connection& connection) {
-  if (connection.closing) return;
+  if (connection.closing || connection.pending) return;
   const Status read = connection.reader.ReadFrom(connection.fd);
   if (read.code() == StatusCode::kEndOfStream) {
     Drop(connection, "peer closed the connection");
@@ -270,7 +283,11 @@ void ControlServer::Receive(Connection& connection) {
     return;
   }
   connection.last_received = Clock::now();
-  while (!connection.closing) {
+  ServeFrames(connection);
+}
+
+void ControlServer::ServeFrames(Connection& connection) {
+  while (!connection.closing && !connection.pending) {
     std::optional<std::vector<uint8_t>> bytes = connection.reader.NextFrame();
     if (!bytes.has_value()) return;
     Result<protocol::FrameHeader> header = protocol::DecodeHeader(*bytes);
@@ -365,26 +382,79 @@ void ControlServer::Produce(Connection& connection, uint64_t request_id,
     SendError(connection, request_id, 0, ErrorCode::kNotAuthorized, *refusal);
     return;
   }
-  const uint64_t id = planner_.TakeId();
-  // The segment must be the peer's own file (SO_PEERCRED's uid): the daemon, often root, must not
-  // read a file on behalf of a peer that could not (docs/formats.md, "PRODUCE").
-  Result<std::unique_ptr<LocalProducer>> producer = LocalProducer::Start(
-      id, request.segment_path, connection.peer.uid, request.topic, local_chunks_,
-      producer_counters_, [this, id](const std::string& message) {
-        std::lock_guard lock(producer_failures_mutex_);
-        producer_failures_.emplace(id, message);
-      });
-  if (!producer.ok()) {
-    SendError(connection, request_id, 0, ErrorCode::kBadRequest, producer.status().message());
+  if (std::optional<std::string> refusal = ProducerLimitRefusal(connection.peer.uid)) {
+    SendError(connection, request_id, 0, ErrorCode::kSubscriptionLimit, *refusal);
     return;
   }
-  Log(LogLevel::kInfo, "producing",
-      {{"producer", std::to_string(id)},
-       {"topic", request.topic},
-       {"segment", request.segment_path},
-       {"pid", std::to_string(connection.peer.pid)}});
-  Send(connection, request_id, protocol::Producing{id});
-  connection.producers.emplace(id, producer.MoveValue());
+  auto pending = std::make_unique<PendingProduce>();
+  pending->request_id = request_id;
+  pending->id = planner_.TakeId();
+  pending->request = request;
+  pending->thread = std::thread([this, pending = pending.get(), uid = connection.peer.uid] {
+    const uint64_t id = pending->id;
+    // The segment must be the peer's own file (SO_PEERCRED's uid): the daemon, often root, must
+    // not read a file on behalf of a peer that could not (docs/formats.md, "PRODUCE").
+    Result<std::unique_ptr<LocalProducer>> started = LocalProducer::Start(
+        id, pending->request.segment_path, uid, pending->request.topic, config_.segment_dir,
+        local_chunks_, producer_counters_, [this, id](const std::string& message) {
+          std::lock_guard lock(producer_failures_mutex_);
+          producer_failures_.emplace(id, message);
+        });
+    {
+      std::lock_guard lock(pending_mutex_);
+      pending->started = std::move(started);
+    }
+    const uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof(one));
+  });
+  connection.pending = std::move(pending);
+}
+
+void ControlServer::FinishPendingProduces() {
+  uint64_t count = 0;
+  (void)!::read(wake_fd_, &count, sizeof(count));
+  for (auto& connection : connections_) {
+    if (connection->closing || !connection->pending) continue;
+    {
+      std::lock_guard lock(pending_mutex_);
+      if (!connection->pending->started.has_value()) continue;
+    }
+    const std::unique_ptr<PendingProduce> pending = std::move(connection->pending);
+    pending->thread.join();
+    Result<std::unique_ptr<LocalProducer>>& producer = *pending->started;
+    if (!producer.ok()) {
+      SendError(*connection, pending->request_id, 0, ErrorCode::kBadRequest,
+                producer.status().message());
+    } else {
+      Log(LogLevel::kInfo, "producing",
+          {{"producer", std::to_string(pending->id)},
+           {"topic", pending->request.topic},
+           {"segment", pending->request.segment_path},
+           {"pid", std::to_string(connection->peer.pid)}});
+      Send(*connection, pending->request_id, protocol::Producing{pending->id});
+      connection->producers.emplace(pending->id, producer.MoveValue());
+    }
+    ServeFrames(*connection);
+  }
+}
+
+std::optional<std::string> ControlServer::ProducerLimitRefusal(uid_t uid) const {
+  size_t all = 0;
+  size_t of_uid = 0;
+  for (const auto& connection : connections_) {
+    const size_t producers = connection->producers.size() + (connection->pending ? 1 : 0);
+    all += producers;
+    if (connection->peer.uid == uid) of_uid += producers;
+  }
+  if (of_uid >= config_.producers_max_per_uid) {
+    return "uid " + std::to_string(uid) + " has " + std::to_string(of_uid) +
+           " local producers, the limit of sluice.producers.max.per.uid";
+  }
+  if (all >= config_.producers_max) {
+    return "the daemon has " + std::to_string(all) +
+           " local producers, the limit of sluice.producers.max";
+  }
+  return std::nullopt;
 }
 
 void ControlServer::EndProducer(Connection& connection, uint64_t id) {
@@ -564,6 +634,22 @@ void ControlServer::Drop(Connection& connection, const std::string& reason) {
   connection.closing = true;
   Log(LogLevel::kInfo, "peer_disconnected",
       {{"pid", std::to_string(connection.peer.pid)}, {"reason", reason}});
+  if (connection.pending) {
+    // Bounded by the doorbell's connect timeout; a producer started for a peer that is gone ends
+    // with the connection's others.
+    connection.pending->thread.join();
+    if (connection.pending->started->ok()) {
+      connection.producers.emplace(connection.pending->id,
+                                   connection.pending->started->MoveValue());
+    }
+    connection.pending.reset();
+  }
+  // A killed producer's connection ends long before its heartbeat is stale: its segment and
+  // doorbell go once what it published is taken. At the daemon's stop its producers live on and
+  // remove their own (docs/brokerd.md, "Local producers").
+  if (!stopping_) {
+    for (auto& [id, producer] : connection.producers) producer->StopAfterItsConnectionEnded();
+  }
   CloseNamed(connection, protocol::kAllSubscriptions);
   ::close(connection.fd);
 }
@@ -591,7 +677,8 @@ void ControlServer::Tick() {
         }
       }
     }
-    if (now - connection->last_received > config_.liveness_timeout) {
+    // A connection whose PRODUCE is pending is not read meanwhile: its silence is the daemon's.
+    if (!connection->pending && now - connection->last_received > config_.liveness_timeout) {
       // A slow request (metadata, committed offsets) blocks this loop, and frames that came
       // meanwhile wait unread: look before calling the peer silent.
       pollfd pending{connection->fd, POLLIN, 0};

@@ -16,7 +16,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/daemon_config.h"
@@ -35,8 +37,9 @@ namespace sluice::brokerd {
 
 class ControlServer {
  public:
-  // Removes the segments of daemons that are gone (daemon/segment_names.h), and binds the socket
-  // (mode 0600). Fails when another daemon answers on it.
+  // Removes the segments of daemons that are gone (daemon/segment_names.h) and those of local
+  // producers whose writer is gone, and binds the socket (mode 0600). Fails when another daemon
+  // answers on it.
   static Result<std::unique_ptr<ControlServer>> Listen(const DaemonConfig& config,
                                                        Metrics& metrics);
   ~ControlServer();
@@ -54,12 +57,26 @@ class ControlServer {
  private:
   using Clock = std::chrono::steady_clock;
 
+  // A PRODUCE whose producer is started off the control thread: LocalProducer::Start waits up
+  // to DoorbellClient::kConnectTimeout for the producer's doorbell, and the other connections
+  // are served meanwhile (docs/brokerd.md, "Local producers"). The connection's later frames
+  // wait unread until it is answered, so that its answers stay in order.
+  struct PendingProduce {
+    uint64_t request_id = 0;
+    uint64_t id = 0;
+    protocol::Produce request;
+    std::thread thread;
+    // Set by the thread under pending_mutex_; read once the thread is joined.
+    std::optional<Result<std::unique_ptr<LocalProducer>>> started;
+  };
+
   struct Connection {
     int fd = -1;
     ucred peer{};
     protocol::FrameReader reader;
     std::map<uint64_t, std::unique_ptr<Subscription>> subscriptions;
     std::map<uint64_t, std::unique_ptr<LocalProducer>> producers;
+    std::unique_ptr<PendingProduce> pending;
     Clock::time_point last_received;
     Clock::time_point last_sent;
     std::chrono::nanoseconds peer_timeout{0};  // from the peer's heartbeats; 0 until one came
@@ -69,9 +86,13 @@ class ControlServer {
     bool closing = false;
   };
 
-  ControlServer(const DaemonConfig& config, Metrics& metrics, int listener, SegmentNames names);
+  ControlServer(const DaemonConfig& config, Metrics& metrics, int listener, int wake_fd,
+                SegmentNames names);
   void Accept();
+  // Reads what the peer sent and serves it, unless a PRODUCE of the connection is pending.
   void Receive(Connection& connection);
+  // Serves the frames read already, in order, until a PRODUCE is pending or none is left.
+  void ServeFrames(Connection& connection);
   void Handle(Connection& connection, const protocol::Frame& frame);
   void Subscribe(Connection& connection, uint64_t request_id, const protocol::Subscribe& request);
   // The planner's outcome for `request`, asking Kafka through a session of its group and level
@@ -82,8 +103,15 @@ class ControlServer {
                                    const std::string& topic,
                                    const std::vector<int32_t>& partitions);
   void EndSubscription(Connection& connection, uint64_t id);
-  // PRODUCE: the topic's grant, then the producer's segment (docs/formats.md, "PRODUCE").
+  // PRODUCE: the topic's grant and the limits, then the producer's segment, opened on a thread
+  // of its own (docs/formats.md, "PRODUCE").
   void Produce(Connection& connection, uint64_t request_id, const protocol::Produce& request);
+  // Answers the PRODUCEs whose producers' threads are done, and serves what their connections
+  // sent meanwhile.
+  void FinishPendingProduces();
+  // Why a PRODUCE of `uid` is refused, or nothing when sluice.producers.max and
+  // sluice.producers.max.per.uid leave room for one more producer.
+  std::optional<std::string> ProducerLimitRefusal(uid_t uid) const;
   // Stops the producer, once it took what its segment had published.
   void EndProducer(Connection& connection, uint64_t id);
   // Ends the connection's subscriptions and producers that CLOSE names (0: all of them); false
@@ -102,6 +130,9 @@ class ControlServer {
   const DaemonConfig& config_;
   Metrics& metrics_;
   int listener_;
+  // An eventfd: a PRODUCE's thread is done.
+  int wake_fd_;
+  std::mutex pending_mutex_;
   SegmentNames names_;
   // Declared before the connections, whose subscriptions leave it when they end.
   LocalChunkRouter local_chunks_;
@@ -115,6 +146,8 @@ class ControlServer {
   size_t subscription_count_ = 0;
   // Slot bytes of every subscription's segment, bounded by sluice.segment.max.total.bytes.
   uint64_t segment_bytes_ = 0;
+  // The daemon is stopping: connections dropped now did not end by their peer's doing.
+  bool stopping_ = false;
 
   Gauge& connections_gauge_;
   Gauge& subscriptions_gauge_;

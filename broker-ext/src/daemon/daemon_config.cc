@@ -157,6 +157,13 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     if (!bytes.ok()) return bytes.status();
     if (*bytes == 0) return Bad(key, value, "must be positive");
     config.reorder_window_bytes = *bytes;
+  } else if (key == "sluice.producers.max" || key == "sluice.producers.max.per.uid") {
+    Result<size_t> count = ParseNumber<size_t>(key, value);
+    if (!count.ok()) return count.status();
+    if (*count == 0) return Bad(key, value, "must be positive");
+    size_t& limit =
+        key == "sluice.producers.max" ? config.producers_max : config.producers_max_per_uid;
+    limit = *count;
   } else if (key == "sluice.pause.after.ms") {
     Result<std::chrono::milliseconds> ms = Millis(key, value, 0);
     if (!ms.ok()) return ms.status();

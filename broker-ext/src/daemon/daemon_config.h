@@ -52,7 +52,11 @@ struct DaemonConfig {
   std::optional<gid_t> access_group;                 // sluice.access.group: a name or a gid
   std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
   uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
-  std::chrono::milliseconds gap_timeout{30000};      // sluice.gap.timeout.ms
+  // Local producers (docs/brokerd.md, "Local producers"): each holds a thread, a mapping and a
+  // lane of the daemon's, so a peer's PRODUCEs are bounded as its SUBSCRIBEs are.
+  size_t producers_max = 256;                    // sluice.producers.max: in all
+  size_t producers_max_per_uid = 128;            // sluice.producers.max.per.uid: of one peer uid
+  std::chrono::milliseconds gap_timeout{30000};  // sluice.gap.timeout.ms
   // How long every slot may stay held before the partitions are paused; until then librdkafka's
   // bounded prefetch queue absorbs the stall, since a resume costs a refetch.
   std::chrono::milliseconds pause_after{100};    // sluice.pause.after.ms

@@ -143,10 +143,13 @@ Subscription::Subscription(SubscriptionPlan plan, FetchSession& session, Metrics
       free_slots_(metrics.gauge("sluice_free_slots",
                                 "Slots of a subscription's segment that nobody holds",
                                 {{"subscription", std::to_string(plan_.id)}})),
-      reorder_held_bytes_(metrics.gauge(
-          "sluice_reorder_held_bytes",
-          "Payload bytes of early chunks a CHUNK_STREAMS subscription holds for their predecessors",
-          {{"subscription", std::to_string(plan_.id)}})),
+      reorder_held_bytes_(metrics.gauge("sluice_reorder_held_bytes",
+                                        "Bytes of early chunks a CHUNK_STREAMS subscription holds "
+                                        "for their predecessors: payload, "
+                                        "plus " +
+                                            std::to_string(ChunkSequencer::kHeldChunkCostBytes) +
+                                            " per chunk",
+                                        {{"subscription", std::to_string(plan_.id)}})),
       lag_(metrics.gauge("sluice_subscription_lag",
                          "Records between a subscription's position and the high watermarks",
                          {{"subscription", std::to_string(plan_.id)}, {"topic", plan_.topic}})),

@@ -3,16 +3,25 @@
 #include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/type.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "daemon/log.h"
+#include "protocol/wire.h"
+#include "sluice/layout.h"
+#include "sluice/liveness.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_image.h"
 
@@ -25,6 +34,7 @@ struct LocalProducer::Attachment {
   std::string segment_path;
   uid_t owner_uid;
   std::string topic;
+  std::string segment_dir;
 };
 
 namespace {
@@ -61,44 +71,153 @@ Status Malformed(const ObjectView& object, const std::string& what) {
                          std::to_string(object.slot) + ") " + what);
 }
 
-// The reason a dead writer's segment at `path` stays, or nothing once it is removed. A writer
-// killed cannot unlink its file, which would hold the host's shared memory until reboot; the
-// daemon, its reader, is the one that learns it died (docs/brokerd.md, "Local producers"). The
-// path is removed only while it still names the file mapped: one that replaced it is not the
-// dead writer's. There is no unlink by inode; between the lstat and the unlink only the file's
-// owner (the producer's uid, checked at Start) or root may put another file under its name in
-// /dev/shm, which is sticky.
-std::optional<std::string> RemoveIfStillMapped(const std::string& path,
-                                               const FileIdentity& mapped) {
+// What became of a file a dead producer left in the segment folder.
+struct Removal {
+  enum Kind { kRemoved, kGone, kKept } kind;
+  std::string reason;  // kKept: why
+};
+
+// Removes `name` from the segment folder open at `folder` unless `keep` gives a reason to keep
+// what the name holds now. Both the look and the unlink go by the name in that folder
+// (fstatat, unlinkat), so no path a peer could swap, a symbolic link to another folder say, is
+// followed between them; between the two only the file's owner or root may put another file
+// under the name in a sticky folder (/dev/shm), and nobody else's file is ever at stake.
+Removal RemoveUnless(int folder, const std::string& name,
+                     const std::function<std::optional<std::string>(const struct stat&)>& keep) {
   struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT) return "the path names no file any more";
-    return std::string("lstat: ") + std::strerror(errno);
+  if (::fstatat(folder, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {Removal::kGone, {}};
+    return {Removal::kKept, std::string("fstatat: ") + std::strerror(errno)};
   }
-  if (FileIdentity{info.st_dev, info.st_ino} != mapped) {
-    return "the path names another file than the segment read";
+  if (std::optional<std::string> reason = keep(info)) return {Removal::kKept, *std::move(reason)};
+  if (::unlinkat(folder, name.c_str(), 0) != 0) {
+    return {Removal::kKept, std::string("unlinkat: ") + std::strerror(errno)};
   }
-  if (unlink(path.c_str()) != 0) return std::string("unlink: ") + std::strerror(errno);
-  return std::nullopt;
+  return {Removal::kRemoved, {}};
 }
 
-// The reason a dead writer's doorbell socket at `path` (its segment's path + ".bell") stays, or
-// nothing once it is removed. A writer killed leaves it too. Its name is the segment's random one,
-// so a socket there owned by the writer's uid is the dead writer's; anything else is left alone.
-std::optional<std::string> RemoveDeadWritersDoorbell(const std::string& path, uid_t owner_uid) {
-  struct stat info {};
-  if (lstat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT) return "the path names no file";
-    return std::string("lstat: ") + std::strerror(errno);
+// A dead writer's doorbell, NAME.bell: it shares the segment's unpredictable name, so a socket
+// there of the segment's owner is the dead writer's; anything else is left alone.
+Removal RemoveDoorbell(int folder, const std::string& segment_name, uid_t owner_uid) {
+  return RemoveUnless(folder, segment_name + ".bell",
+                      [owner_uid](const struct stat& info) -> std::optional<std::string> {
+                        if (S_ISSOCK(info.st_mode) && info.st_uid == owner_uid) return std::nullopt;
+                        return "the path names something else than a socket of the producer's "
+                               "user";
+                      });
+}
+
+// The segment folder, open as a directory for RemoveUnless.
+class SegmentFolder {
+ public:
+  explicit SegmentFolder(const std::string& dir)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), error_(errno) {}
+  ~SegmentFolder() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  if (!S_ISSOCK(info.st_mode) || info.st_uid != owner_uid) {
-    return "the path names something else than a socket of the producer's user";
+  SegmentFolder(const SegmentFolder&) = delete;
+  SegmentFolder& operator=(const SegmentFolder&) = delete;
+
+  int fd() const { return fd_; }
+  int error() const { return error_; }
+
+ private:
+  int fd_;
+  int error_;
+};
+
+// The name of `path` in `folder`, when `path` is a file directly in it: a producer may name any
+// of its files in PRODUCE, and the daemon removes only what is in the segment folder.
+std::optional<std::string> NameIn(std::string_view folder, std::string_view path) {
+  while (folder.size() > 1 && folder.back() == '/') folder.remove_suffix(1);
+  if (!path.starts_with(folder) || path.size() <= folder.size() + 1 || path[folder.size()] != '/') {
+    return std::nullopt;
   }
-  if (unlink(path.c_str()) != 0) return std::string("unlink: ") + std::strerror(errno);
-  return std::nullopt;
+  const std::string_view name = path.substr(folder.size() + 1);
+  if (name.find('/') != std::string_view::npos || name == "." || name == "..") return std::nullopt;
+  return std::string(name);
+}
+
+// Whether the producer segment open at `fd` (a regular file of `size` bytes) has lost its
+// writer: a valid header whose writer closed or whose heartbeat is older than the segment's
+// liveness timeout, as a reader calls a writer dead. Mapped read-only: the look takes no lane
+// and writes nothing, so a live producer's segment is untouched.
+Result<bool> WriterIsGone(int fd, uint64_t size) {
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  if (mapped == MAP_FAILED) return Status::FromErrno("mmap", errno);
+  const auto* base = static_cast<const uint8_t*>(mapped);
+  Result<SegmentHeader> header = ValidateHeader(base, size);
+  bool gone = false;
+  if (header.ok()) {
+    namespace h = layout::header;
+    const auto state = __atomic_load_n(reinterpret_cast<const uint32_t*>(base + h::kWriterState),
+                                       __ATOMIC_ACQUIRE);
+    const auto heartbeat = __atomic_load_n(
+        reinterpret_cast<const uint64_t*>(base + h::kWriterHeartbeatNs), __ATOMIC_ACQUIRE);
+    gone = state == h::kWriterClosed ||
+           IsStale(heartbeat, header->liveness_timeout_ns, MonotonicNanos());
+  }
+  ::munmap(mapped, size);
+  if (!header.ok()) return header.status();
+  return gone;
 }
 
 }  // namespace
+
+void RemoveDeadProducerSegments(const std::string& segment_dir) {
+  const SegmentFolder folder(segment_dir);
+  if (folder.fd() < 0) return;
+  DIR* listing = ::opendir(segment_dir.c_str());
+  if (listing == nullptr) return;
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    // A segment's own name has no dot; NAME.bell and the temporaries NAME.tmp-RANDOM go with it.
+    if (name.starts_with(kProducerSegmentPrefix) && name.find('.') == std::string_view::npos) {
+      names.emplace_back(name);
+    }
+  }
+  ::closedir(listing);
+  for (const std::string& name : names) {
+    auto kept = [&name](const std::string& reason) {
+      Log(LogLevel::kWarn, "stale_producer_segment_kept", {{"name", name}, {"reason", reason}});
+    };
+    const int fd =
+        ::openat(folder.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      kept(std::string("open: ") + std::strerror(errno));
+      continue;
+    }
+    struct stat opened {};
+    Result<bool> gone = false;
+    if (::fstat(fd, &opened) != 0) {
+      gone = Status::FromErrno("fstat", errno);
+    } else if (!S_ISREG(opened.st_mode)) {
+      gone = Status::InvalidArgument("not a regular file");
+    } else {
+      gone = WriterIsGone(fd, static_cast<uint64_t>(opened.st_size));
+    }
+    ::close(fd);
+    if (!gone.ok()) {
+      kept(gone.status().message());
+      continue;
+    }
+    if (!*gone) continue;  // a live producer's
+    const FileIdentity inspected{opened.st_dev, opened.st_ino};
+    const Removal segment = RemoveUnless(folder.fd(), name, [&inspected](const struct stat& info) {
+      return FileIdentity{info.st_dev, info.st_ino} == inspected
+                 ? std::nullopt
+                 : std::optional<std::string>("the name names another file than the one read");
+    });
+    if (segment.kind == Removal::kKept) {
+      kept(segment.reason);
+      continue;
+    }
+    Log(LogLevel::kInfo, "stale_producer_segment_removed", {{"name", name}});
+    const Removal bell = RemoveDoorbell(folder.fd(), name, opened.st_uid);
+    if (bell.kind == Removal::kKept) kept(name + ".bell: " + bell.reason);
+  }
+}
 
 LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
   return {
@@ -116,7 +235,8 @@ LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
 
 Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
     uint64_t id, const std::string& segment_path, uid_t owner_uid, std::string topic,
-    LocalChunkRouter& router, LocalProducerCounters counters, OnFailure on_failure) {
+    std::string segment_dir, LocalChunkRouter& router, LocalProducerCounters counters,
+    OnFailure on_failure) {
   auto refuse = [&](const Status& status) {
     return Status(status.code(),
                   "cannot read the producer segment " + segment_path + ": " + status.message());
@@ -135,8 +255,8 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
     return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
-  auto attachment = std::make_shared<Attachment>(
-      Attachment{reader.MoveValue(), segment_path, owner_uid, std::move(topic)});
+  auto attachment = std::make_shared<Attachment>(Attachment{
+      reader.MoveValue(), segment_path, owner_uid, std::move(topic), std::move(segment_dir)});
   std::unique_ptr<LocalProducer> producer(
       new LocalProducer(id, std::move(attachment), router, counters, std::move(on_failure)));
   producer->thread_ = std::thread([p = producer.get()] { p->Run(); });
@@ -185,7 +305,7 @@ void LocalProducer::Run() {
              {"segment", attachment_->segment_path},
              {"reason", object.status().message()}});
         // A writer that closed unlinked its file itself; a dead one left it behind.
-        if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment();
+        if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment("writer_dead");
         break;
       }
       const std::string message = who + ": " + object.status().ToString();
@@ -209,21 +329,57 @@ void LocalProducer::Run() {
   ended_.store(true, std::memory_order_release);
 }
 
-void LocalProducer::RemoveDeadWritersSegment() {
+void LocalProducer::StopAfterItsConnectionEnded() {
+  Stop();
+  RemoveDeadWritersSegment("connection_ended");
+}
+
+// A writer killed cannot unlink its file, which would hold the host's shared memory until reboot;
+// the daemon, its reader, is the one that learns it died, by its heartbeat or, first, by the end
+// of its connection (docs/brokerd.md, "Local producers"). The name is removed only while it still
+// names the file mapped: one that replaced it is not the dead writer's. There is no unlink by
+// inode; the owner of the file (the producer's uid, checked at Start) or root alone may put
+// another file under its name in a sticky folder.
+void LocalProducer::RemoveDeadWritersSegment(const char* cause) {
+  if (segment_removed_) return;
+  segment_removed_ = true;
   const std::string& path = attachment_->segment_path;
-  const auto kept = RemoveIfStillMapped(path, attachment_->reader->file());
-  if (kept) {
+  auto kept = [&](const std::string& reason) {
     Log(LogLevel::kWarn, "dead_producer_segment_kept",
-        {{"producer", std::to_string(id_)}, {"segment", path}, {"reason", *kept}});
+        {{"producer", std::to_string(id_)},
+         {"segment", path},
+         {"cause", cause},
+         {"reason", reason}});
+  };
+  const std::optional<std::string> name = NameIn(attachment_->segment_dir, path);
+  if (!name) {
+    kept("not a file of the segment folder " + attachment_->segment_dir);
+    return;
+  }
+  const SegmentFolder folder(attachment_->segment_dir);
+  if (folder.fd() < 0) {
+    kept("open " + attachment_->segment_dir + ": " + std::strerror(folder.error()));
+    return;
+  }
+  const FileIdentity& mapped = attachment_->reader->file();
+  const Removal segment = RemoveUnless(folder.fd(), *name, [&mapped](const struct stat& info) {
+    return FileIdentity{info.st_dev, info.st_ino} == mapped
+               ? std::nullopt
+               : std::optional<std::string>("the path names another file than the segment read");
+  });
+  // Gone already: its writer closed it, and removed its doorbell too.
+  if (segment.kind == Removal::kGone) return;
+  if (segment.kind == Removal::kKept) {
+    kept(segment.reason);
     return;
   }
   Log(LogLevel::kInfo, "dead_producer_segment_removed",
-      {{"producer", std::to_string(id_)}, {"segment", path}});
+      {{"producer", std::to_string(id_)}, {"segment", path}, {"cause", cause}});
   // Only once the segment was the dead writer's: its doorbell shares its name.
-  const std::string bell = path + ".bell";
-  if (const auto bell_kept = RemoveDeadWritersDoorbell(bell, attachment_->owner_uid)) {
+  const Removal bell = RemoveDoorbell(folder.fd(), *name, attachment_->owner_uid);
+  if (bell.kind == Removal::kKept) {
     Log(LogLevel::kInfo, "dead_producer_doorbell_kept",
-        {{"producer", std::to_string(id_)}, {"doorbell", bell}, {"reason", *bell_kept}});
+        {{"producer", std::to_string(id_)}, {"doorbell", path + ".bell"}, {"reason", bell.reason}});
   }
 }
 
@@ -243,6 +399,16 @@ Status LocalProducer::RouteObject(const ObjectView& object) {
   const auto& seqs = static_cast<const arrow::UInt64Array&>(*rows.column(2));
   const auto& eos = static_cast<const arrow::BooleanArray&>(*rows.column(3));
   const auto& payloads = static_cast<const arrow::BinaryArray&>(*rows.column(4));
+  // Checked before any row is routed, so that a malformed object routes none: job and stream
+  // travel on into readers' file names, logs and metric labels (docs/formats.md, "Chunk record").
+  for (int64_t row = 0; row < rows.num_rows(); ++row) {
+    for (const auto* names : {&jobs, &streams}) {
+      const std::string field = (names == &jobs ? "job[" : "stream[") + std::to_string(row) + "]";
+      const Status name =
+          protocol::CheckName(field, names->GetView(row), 1, protocol::kMaxNameLength);
+      if (!name.ok()) return Malformed(object, "has a name that is none: " + name.message());
+    }
+  }
 
   // Every row's message shares this owner: the slot goes back when the last of them is gone.
   std::shared_ptr<const void> owner =

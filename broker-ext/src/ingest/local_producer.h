@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "daemon/metrics.h"
@@ -21,6 +22,10 @@
 #include "sluice/status.h"
 
 namespace sluice::brokerd {
+
+// How producer segments are named in the segment folder: the prefix, then 16 random hex digits
+// (the Java client's LocalChunkChannel.SEGMENT_PREFIX, docs/sluice-sink.md).
+inline constexpr std::string_view kProducerSegmentPrefix = "sluice-produce-";
 
 // The daemon-wide series of local producers (docs/brokerd.md, "Metrics").
 struct LocalProducerCounters {
@@ -34,6 +39,12 @@ struct LocalProducerCounters {
 // Registers the series above in `metrics`.
 LocalProducerCounters LocalProducerMetrics(Metrics& metrics);
 
+// At start-up: removes from `segment_dir` the producer segments (kProducerSegmentPrefix) whose
+// writer is gone, a heartbeat older than the segment's liveness timeout, and their doorbells,
+// logging stale_producer_segment_removed or stale_producer_segment_kept. A producer killed while
+// no daemon read its segment, or while the daemon was down, leaves them to nobody else.
+void RemoveDeadProducerSegments(const std::string& segment_dir);
+
 class LocalProducer {
  public:
   // Called once, from the producer's thread, when an object of the segment is malformed or the
@@ -45,9 +56,11 @@ class LocalProducer {
 
   // Opens `segment_path` (absolute; a regular file of `owner_uid`, not a symbolic link), checks it
   // is a CHUNKS segment of the CHUNKS schema, attaches a lane and starts taking objects.
+  // `segment_dir` is the segment folder: only a segment directly in it is ever removed.
   // kInvalidArgument names the path and what is wrong; kNoFreeLane when every lane is taken.
   static Result<std::unique_ptr<LocalProducer>> Start(uint64_t id, const std::string& segment_path,
                                                       uid_t owner_uid, std::string topic,
+                                                      std::string segment_dir,
                                                       LocalChunkRouter& router,
                                                       LocalProducerCounters counters,
                                                       OnFailure on_failure);
@@ -58,6 +71,10 @@ class LocalProducer {
   // Takes the objects already published, routes them, and stops. The lane is left when the last
   // routed chunk is gone (its subscriptions took or dropped it); until then the slots stay held.
   void Stop();
+  // Stop, then removes the segment and its doorbell as a dead writer's: the producer's connection
+  // ended, which is what a killed producer's end looks like first, long before its heartbeat is
+  // stale (docs/brokerd.md, "Local producers").
+  void StopAfterItsConnectionEnded();
   // The thread ended by itself: the writer closed the segment or died (after its objects were
   // taken, and its file removed), or the producer failed (OnFailure was called).
   bool ended() const { return ended_.load(std::memory_order_acquire); }
@@ -69,11 +86,12 @@ class LocalProducer {
   LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment, LocalChunkRouter& router,
                 LocalProducerCounters counters, OnFailure on_failure);
   void Run();
-  // Removes the segment file of a writer that died, if its path still names the file mapped,
-  // then its doorbell socket if it is one of the producer's user; logs
-  // dead_producer_segment_removed or dead_producer_segment_kept with the reason (and
-  // dead_producer_doorbell_kept when the socket stays).
-  void RemoveDeadWritersSegment();
+  // Removes the segment file of a writer that died (or whose connection ended: `cause`), if it is
+  // in the segment folder and its name there still names the file mapped, then its doorbell
+  // socket if it is one of the producer's user; logs dead_producer_segment_removed or
+  // dead_producer_segment_kept with the reason (and dead_producer_doorbell_kept when the socket
+  // stays). Once only.
+  void RemoveDeadWritersSegment(const char* cause);
   // Routes every chunk row of the object (kCorrupt, routing none, when it is malformed).
   Status RouteObject(const ObjectView& object);
 
@@ -85,6 +103,7 @@ class LocalProducer {
   OnFailure on_failure_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> ended_{false};
+  bool segment_removed_ = false;  // by the thread while it runs, by the caller once it is joined
   std::thread thread_;
 };
 

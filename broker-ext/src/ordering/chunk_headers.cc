@@ -3,6 +3,8 @@
 #include <limits>
 #include <optional>
 
+#include "protocol/wire.h"
+
 namespace sluice::brokerd {
 namespace {
 
@@ -64,6 +66,10 @@ Result<ChunkId> ParseChunkHeaders(std::span<const KafkaHeader> headers) {
   if (!stream) return Malformed(kStreamHeader, "missing");
   if (!seq) return Malformed(kSeqHeader, "missing");
   if (eos && *eos != "true") return Malformed(kEosHeader, Quote(*eos) + " is not \"true\"");
+  // A job id and a stream name travel on into readers' file names, logs and metric labels: one
+  // outside the names' alphabet is as malformed as a bad seq (docs/formats.md, "Chunk record").
+  SLUICE_RETURN_NOT_OK(protocol::CheckName(kJobHeader, *job, 1, protocol::kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(protocol::CheckName(kStreamHeader, *stream, 1, protocol::kMaxNameLength));
   Result<uint64_t> parsed = ParseSeq(*seq);
   if (!parsed.ok()) return parsed.status();
   return ChunkId{std::string(*job), std::string(*stream), *parsed, eos.has_value()};

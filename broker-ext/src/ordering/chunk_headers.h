@@ -32,7 +32,8 @@ struct ChunkId {
   bool operator==(const ChunkId&) const = default;
 };
 
-// Parses the four chunk headers. A missing or repeated header, a `sluice.seq` that is not a
+// Parses the four chunk headers. A missing or repeated header, a `sluice.job` or
+// `sluice.stream` that is not 1 to 128 bytes of [A-Za-z0-9._-], a `sluice.seq` that is not a
 // decimal u64 without sign or leading zeros, or a `sluice.eos` other than `true` is malformed:
 // the error names the header and quotes its value, so the dead-letter record explains itself.
 Result<ChunkId> ParseChunkHeaders(std::span<const KafkaHeader> headers);

@@ -111,7 +111,7 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
     Settle(message);
     return true;
   }
-  const uint64_t bytes = message.record.value_size();
+  const uint64_t bytes = message.record.value_size() + kHeldChunkCostBytes;
   const bool local = message.local_producer != 0;
   ReadyMessage item = std::move(message);
   // Held chunks that an `eos` shows to be past the end come back here, to be dead-lettered

@@ -19,7 +19,6 @@ constexpr size_t kMinStreamStartSize = 8 + 3 + 3;
 constexpr size_t kPartitionSize = 4;
 constexpr size_t kMaxTopicLength = 249;  // Kafka's own limit
 constexpr size_t kMaxGroupIdLength = 255;
-constexpr size_t kMaxJobFilterLength = 128;  // a job id (docs/formats.md, "Job commands")
 constexpr size_t kMaxSegmentNameLength = 255;
 constexpr size_t kMaxSchemaLength = 65536;
 constexpr size_t kMaxPathLength = 4095;  // PATH_MAX less its NUL
@@ -39,20 +38,6 @@ Result<Enum> ReadEnum(WireReader& in, std::string_view field, Enum last) {
                           std::to_string(last_value) + " (" + std::string(NameOf(last)) + ")");
   }
   return static_cast<Enum>(value);
-}
-
-// Names travel into file names, logs and metric labels, so they are kept to a safe alphabet.
-Status CheckName(std::string_view field, std::string_view name, size_t min, size_t max) {
-  if (name.size() < min || name.size() > max) {
-    return FieldError(field, Quote(name),
-                      "expected " + std::to_string(min) + " to " + std::to_string(max) + " bytes");
-  }
-  for (const char c : name) {
-    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    if (!allowed) return FieldError(field, Quote(name), "only [A-Za-z0-9._-] is allowed");
-  }
-  return Status::OK();
 }
 
 // A count of fixed-size entries must fit in what is left of the frame, checked before anything
@@ -142,7 +127,7 @@ Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
     return FieldError("group_id", Quote(m.group_id), "expected at most 255 bytes");
   }
   SLUICE_ASSIGN_OR_RETURN(m.job_filter, in.Str16("job_filter"));
-  SLUICE_RETURN_NOT_OK(CheckName("job_filter", m.job_filter, 0, kMaxJobFilterLength));
+  SLUICE_RETURN_NOT_OK(CheckName("job_filter", m.job_filter, 0, kMaxNameLength));
   if (m.mode == Mode::kRecords && !m.job_filter.empty()) {
     return FieldError("job_filter", Quote(m.job_filter), "must be empty in mode RECORDS");
   }
@@ -157,9 +142,9 @@ Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
     StreamStart entry;
     SLUICE_ASSIGN_OR_RETURN(entry.next_seq, in.U64(at + "next_seq"));
     SLUICE_ASSIGN_OR_RETURN(entry.job, in.Str16(at + "job"));
-    SLUICE_RETURN_NOT_OK(CheckName(at + "job", entry.job, 1, kMaxJobFilterLength));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "job", entry.job, 1, kMaxNameLength));
     SLUICE_ASSIGN_OR_RETURN(entry.stream, in.Str16(at + "stream"));
-    SLUICE_RETURN_NOT_OK(CheckName(at + "stream", entry.stream, 1, kMaxJobFilterLength));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "stream", entry.stream, 1, kMaxNameLength));
     if (!seen_streams.insert({entry.job, entry.stream}).second) {
       return FieldError(at + "stream", Quote(entry.stream), "repeated for job " + entry.job);
     }
@@ -344,9 +329,9 @@ Result<StreamGap> DecodeStreamGap(WireReader& in) {
   }
   SLUICE_ASSIGN_OR_RETURN(m.waited_ns, in.U64("waited_ns"));
   SLUICE_ASSIGN_OR_RETURN(m.job, in.Str16("job"));
-  SLUICE_RETURN_NOT_OK(CheckName("job", m.job, 1, kMaxJobFilterLength));
+  SLUICE_RETURN_NOT_OK(CheckName("job", m.job, 1, kMaxNameLength));
   SLUICE_ASSIGN_OR_RETURN(m.stream, in.Str16("stream"));
-  SLUICE_RETURN_NOT_OK(CheckName("stream", m.stream, 1, kMaxJobFilterLength));
+  SLUICE_RETURN_NOT_OK(CheckName("stream", m.stream, 1, kMaxNameLength));
   return m;
 }
 

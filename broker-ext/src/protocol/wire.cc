@@ -14,6 +14,19 @@ Status FieldError(std::string_view field, uint64_t value, std::string_view expec
   return FieldError(field, std::to_string(value), expectation);
 }
 
+Status CheckName(std::string_view field, std::string_view name, size_t min, size_t max) {
+  if (name.size() < min || name.size() > max) {
+    return FieldError(field, Quote(name),
+                      "expected " + std::to_string(min) + " to " + std::to_string(max) + " bytes");
+  }
+  for (const char c : name) {
+    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!allowed) return FieldError(field, Quote(name), "only [A-Za-z0-9._-] is allowed");
+  }
+  return Status::OK();
+}
+
 std::string Quote(std::string_view text) {
   constexpr size_t kMax = 64;
   static constexpr char kDigits[] = "0123456789abcdef";

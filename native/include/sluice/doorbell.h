@@ -55,8 +55,16 @@ class SLUICE_EXPORT DoorbellServer {
 // A reader's end: the connection for one lane.
 class SLUICE_EXPORT DoorbellClient {
  public:
-  // Connects to `path` and sends the lane byte; fails when there is no doorbell to connect to.
-  static Result<DoorbellClient> Connect(const std::string& path, uint32_t lane);
+  // How long Connect waits at most for a doorbell that takes no connection yet (its listen
+  // backlog is full: a writer that never accepts).
+  static constexpr std::chrono::milliseconds kConnectTimeout{1000};
+
+  // Connects to `path` and sends the lane byte; fails when there is no doorbell to connect to,
+  // and with kTimedOut when it took no connection within `timeout`. The socket is non-blocking
+  // from the start: a blocking connect to a full backlog waits for as long as the writer pleases,
+  // and so did the one thread of a reader that calls it (the daemon's control thread included).
+  static Result<DoorbellClient> Connect(const std::string& path, uint32_t lane,
+                                        std::chrono::nanoseconds timeout = kConnectTimeout);
   DoorbellClient(DoorbellClient&& other) noexcept;
   DoorbellClient& operator=(DoorbellClient&& other) noexcept;
   ~DoorbellClient();

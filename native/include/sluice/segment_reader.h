@@ -31,7 +31,10 @@ struct FileIdentity {
 struct ReaderOptions {
   // How long Open waits for the segment file to appear.
   std::chrono::nanoseconds open_timeout = std::chrono::nanoseconds(0);
-  // Connect to the writer's doorbell; without it a parked reader sleeps with a backoff.
+  // Connect to the writer's doorbell; without it a parked reader sleeps with a backoff. A
+  // doorbell that is missing or refuses is passed over so; one that takes no connection within
+  // DoorbellClient::kConnectTimeout (a full backlog: a writer that never accepts) fails Open
+  // with kTimedOut, rather than stall the reader's thread for as long as the writer pleases.
   bool doorbell = true;
   IdleStrategy::Options idle;
   // When set, Open refuses a file owned by another uid, a symbolic link and anything but a
