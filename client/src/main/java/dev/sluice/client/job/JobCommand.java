@@ -29,4 +29,18 @@ public sealed interface JobCommand {
             Names.check("jobId", jobId);
         }
     }
+
+    /**
+     * End this job as FAILED with {@code reason}: what a writer sends when the job's chunks cannot
+     * be written (too large, their topic missing, not authorized), so that the job fails rather
+     * than the generation pipeline (docs/generation.md, "The scheduler").
+     */
+    record Fail(String jobId, String reason) implements JobCommand {
+        public Fail {
+            Names.check("jobId", jobId);
+            if (reason == null || reason.isBlank()) {
+                throw new JobSpecException("reason", "is required");
+            }
+        }
+    }
 }

@@ -32,20 +32,34 @@ class JobMessagesJsonTest {
         assertThat(JobCommandJson.parse(JobCommandJson.write(cancel))).isEqualTo(cancel);
     }
 
+    @Test
+    void failCarriesTheJobIdAndTheReason() {
+        JobCommand fail = new JobCommand.Fail("job-9", "chunk too large");
+
+        assertThat(new String(JobCommandJson.write(fail), StandardCharsets.UTF_8))
+                .isEqualTo(
+                        "{\n  \"type\" : \"FAIL\",\n  \"jobId\" : \"job-9\",\n  \"reason\" :"
+                                + " \"chunk too large\"\n}");
+        assertThat(JobCommandJson.parse(JobCommandJson.write(fail))).isEqualTo(fail);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(
             delimiter = '|',
             value = {
                 "{}|type: is required",
-                "{\"type\":\"PAUSE\",\"jobId\":\"j\"}|type: must be 'SUBMIT' or 'CANCEL', got"
-                        + " 'PAUSE'",
+                "{\"type\":\"PAUSE\",\"jobId\":\"j\"}|type: must be 'SUBMIT', 'CANCEL' or 'FAIL',"
+                        + " got 'PAUSE'",
+                "{\"type\":\"FAIL\",\"jobId\":\"j\"}|reason: is required",
+                "{\"type\":\"FAIL\",\"jobId\":\"j\",\"reason\":\" \"}|reason: is required",
+                "{\"type\":\"FAIL\",\"reason\":\"r\"}|jobId: is required",
                 "{\"type\":\"CANCEL\"}|jobId: is required",
                 "{\"type\":\"CANCEL\",\"jobId\":\"a b\"}|jobId: must be 1 to 128 characters",
                 "{\"type\":\"CANCEL\",\"jobId\":\"j\",\"job\":{}}|job: unknown field",
                 "{\"type\":\"SUBMIT\"}|job: is required",
                 "{\"type\":\"SUBMIT\",\"job\":{\"id\":\"j\"}}|job.generator: is required",
                 "{\"type\":\"SUBMIT\",\"job\":[]}|job: must be an object, got array",
-                "{\"type\":\"SUBMIT\",\"job\":{},\"reason\":1}|reason: unknown field",
+                "{\"type\":\"SUBMIT\",\"job\":{},\"reason\":\"r\"}|reason: unknown field",
                 "not json|not valid JSON:"
             })
     void refusesABadCommandWithTheJsonPath(String json, String message) {

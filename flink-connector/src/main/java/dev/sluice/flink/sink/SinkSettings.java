@@ -12,6 +12,8 @@ import org.apache.flink.annotation.Internal;
  * @param producer the producer's properties, serializers and {@code acks} included
  * @param consumer the progress consumer's properties (connection and security), group-less
  * @param progressTopic where stream readers publish their delivery progress
+ * @param jobsTopic where a writer sends the {@code FAIL} command of a job whose chunks cannot be
+ *     written (docs/sluice-sink.md, "A job that cannot be written")
  * @param fixedCapPerStream the in-flight cap of a stream over all writers; 0: by the formula
  * @param maxTaskSizeBytes the largest task size of the jobs, for the formula
  * @param maxCapPerStream the formula's upper bound
@@ -25,6 +27,7 @@ public record SinkSettings(
         Properties producer,
         Properties consumer,
         String progressTopic,
+        String jobsTopic,
         long fixedCapPerStream,
         long maxTaskSizeBytes,
         long maxCapPerStream,

@@ -1,6 +1,7 @@
 package dev.sluice.flink.sink;
 
 import dev.sluice.client.Limits;
+import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.write.ChunkProducerSettings;
@@ -29,6 +30,7 @@ public final class SluiceSinkBuilder {
     private final Properties producer = new Properties();
     private final Properties consumer = new Properties();
     private String progressTopic = DeliveryProgress.DEFAULT_TOPIC;
+    private String jobsTopic = JobClient.DEFAULT_JOBS_TOPIC;
     private Long fixedCap;
     private long maxTaskSizeBytes = JobSpec.DEFAULT_TASK_SIZE_BYTES;
     private long maxCap = DEFAULT_MAX_IN_FLIGHT_BYTES_PER_STREAM;
@@ -70,6 +72,17 @@ public final class SluiceSinkBuilder {
     /** Where stream readers publish their delivery progress; {@code sluice.progress} by default. */
     public SluiceSinkBuilder setProgressTopic(String topic) {
         this.progressTopic = Objects.requireNonNull(topic);
+        return this;
+    }
+
+    /**
+     * The scheduler's jobs topic ({@code sluice-jobs} by default): a writer that cannot write a
+     * job's chunks (too large, its topic not authorized) sends the job's {@code FAIL} command
+     * there, so that the job fails rather than the writer's task (docs/sluice-sink.md, "A job that
+     * cannot be written").
+     */
+    public SluiceSinkBuilder setJobsTopic(String topic) {
+        this.jobsTopic = Objects.requireNonNull(topic);
         return this;
     }
 
@@ -145,6 +158,10 @@ public final class SluiceSinkBuilder {
                             + progressTopic
                             + "': 1 to 249 characters of [A-Za-z0-9._-]");
         }
+        if (!Limits.isTopicName(jobsTopic)) {
+            throw new IllegalStateException(
+                    "jobs topic '" + jobsTopic + "': 1 to 249 characters of [A-Za-z0-9._-]");
+        }
         if (fixedCap != null && fixedCap < 1) {
             throw new IllegalStateException(
                     "in-flight bytes per stream: at least 1, got " + fixedCap);
@@ -182,6 +199,7 @@ public final class SluiceSinkBuilder {
                         producerProps,
                         consumerProps,
                         progressTopic,
+                        jobsTopic,
                         fixedCap == null ? 0 : fixedCap,
                         maxTaskSizeBytes,
                         maxCap,

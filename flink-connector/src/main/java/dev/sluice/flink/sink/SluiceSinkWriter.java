@@ -1,5 +1,7 @@
 package dev.sluice.flink.sink;
 
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobCommandJson;
 import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.write.ChunkProducerSettings;
@@ -8,6 +10,7 @@ import dev.sluice.client.write.InFlightAccounting;
 import dev.sluice.client.write.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,6 +36,9 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +60,14 @@ import org.slf4j.LoggerFactory;
  * stream. When a channel's daemon goes away, the chunks it had not delivered are lost, not in
  * flight: a mail forgets them ({@link InFlightAccounting#forget}), so a write waiting for their
  * room goes on (docs/sluice-sink.md, "Transports").
+ *
+ * <p><b>A job that cannot be written.</b> A chunk whose record is too large for the producer or its
+ * topic, or whose topic this writer is not authorized to write, would fail the task on every
+ * attempt, and every restore would compute it again: the job is poisoned, not the writer. The
+ * writer sends the job's {@code FAIL} command with the reason to the jobs topic, so that the
+ * scheduler ends it FAILED and releases its streams, and drops the job's later chunks, counted
+ * ({@code chunksOfFailedJobs}); the other jobs go on (docs/sluice-sink.md, "A job that cannot be
+ * written"). Any other failure fails the task, as below.
  *
  * <p><b>At least once.</b> {@link #flush} (on every checkpoint and at the end of input) waits until
  * the broker acknowledged every chunk sent so far; a failed send fails the task, naming the chunk,
@@ -98,6 +112,15 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private final Counter localBytesSent;
     private final Counter localChannelLosses;
     private final Counter localChunksToKafka;
+    private final Counter chunksOfFailedJobs;
+    // The jobs whose chunks could not be written: the latest this many, bounded as above.
+    private final Map<String, Boolean> failedJobs =
+            new LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > LOGGED_STREAMS_REMEMBERED;
+                }
+            };
     // What the gauges show; written on the task thread, read by metric reporters.
     private volatile long bytesInFlight;
     private volatile int streamsInFlight;
@@ -146,6 +169,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         this.localBytesSent = sluice.counter("localBytesSent");
         this.localChannelLosses = sluice.counter("localChannelLosses");
         this.localChunksToKafka = sluice.counter("localChunksToKafka");
+        this.chunksOfFailedJobs = sluice.counter("chunksOfFailedJobs");
         sluice.gauge("bytesInFlight", (Gauge<Long>) () -> bytesInFlight);
         sluice.gauge("streamsInFlight", (Gauge<Integer>) () -> streamsInFlight);
         sluice.gauge("streamsWaiting", (Gauge<Integer>) () -> waitingFor == null ? 0 : 1);
@@ -176,6 +200,10 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     public void write(Chunk chunk, Context context) throws IOException, InterruptedException {
         checkFailure();
         ChunkRecords.checkNames(chunk.job(), chunk.stream(), chunk.outputLocation(), chunk.seq());
+        if (failedJobs.containsKey(chunk.job())) {
+            chunksOfFailedJobs.inc();
+            return;
+        }
         String topic = ChunkRecords.topic(chunk.outputLocation());
         String key = InFlightAccounting.key(chunk.job(), chunk.stream());
         boolean local = chunk.transport() == Transport.LOCAL;
@@ -195,16 +223,21 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         LocalChunkSender channel = local ? localChannel(topic) : null;
         ProducerRecord<byte[], byte[]> record = null;
         if (!local) {
-            record =
-                    ChunkRecords.record(
-                            topic,
-                            partition(chunk),
-                            chunk.job(),
-                            chunk.stream(),
-                            chunk.seq(),
-                            chunk.eos(),
-                            chunk.payload());
-            limits.checkFits(record, chunk.toString(), CHUNK_SIZE_SETTING);
+            try {
+                record =
+                        ChunkRecords.record(
+                                topic,
+                                partition(chunk),
+                                chunk.job(),
+                                chunk.stream(),
+                                chunk.seq(),
+                                chunk.eos(),
+                                chunk.payload());
+                limits.checkFits(record, chunk.toString(), CHUNK_SIZE_SETTING);
+            } catch (IllegalArgumentException | TopicAuthorizationException e) {
+                jobCannotBeWritten(chunk.job(), e.getMessage());
+                return;
+            }
         }
         long bytes = chunk.payload().length;
         applyProgress();
@@ -222,6 +255,39 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         }
         recordsSent.inc();
         bytesSent.inc(bytes);
+    }
+
+    /**
+     * Ends the job rather than this writer's task: sends its {@code FAIL} command, once, and drops
+     * its later chunks (docs/sluice-sink.md, "A job that cannot be written"). The scheduler then
+     * publishes the end of its streams, which frees what they held in flight here.
+     */
+    private void jobCannotBeWritten(String job, String reason) {
+        chunksOfFailedJobs.inc();
+        if (failedJobs.put(job, Boolean.TRUE) != null) {
+            return;
+        }
+        LOG.warn("job {} cannot be written, it fails: {}", job, reason);
+        producer.send(
+                new ProducerRecord<>(
+                        settings.jobsTopic(),
+                        job.getBytes(StandardCharsets.UTF_8),
+                        JobCommandJson.write(new JobCommand.Fail(job, reason))),
+                (metadata, error) -> {
+                    if (error != null) {
+                        failed(
+                                new IOException(
+                                        "could not send the FAIL command of job "
+                                                + job
+                                                + " to "
+                                                + settings.jobsTopic()
+                                                + " ("
+                                                + reason
+                                                + "): "
+                                                + error,
+                                        error));
+                    }
+                });
     }
 
     /** The local channel of a chunk topic, opened on its first chunk. */
@@ -267,6 +333,8 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         try {
             // The producer's metadata: a lookup in its cache once the topic is known.
             partitions = producer.partitionsFor(topic);
+        } catch (TopicAuthorizationException e) {
+            throw e;
         } catch (KafkaException e) {
             throw new IOException(
                     "chunk "
@@ -322,15 +390,31 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         // The callback keeps what names the chunk, not its payload.
         String name = chunk.toString();
         String topic = ChunkRecords.topic(chunk.outputLocation());
+        String job = chunk.job();
         return (metadata, error) -> {
             if (error == null) {
                 return;
             }
             sendErrors.inc();
-            failed(
+            IOException failure =
                     ChunkProducerSettings.sendFailure(
-                            name, topic, partition, error, CHUNK_SIZE_SETTING));
+                            name, topic, partition, error, CHUNK_SIZE_SETTING);
+            if (poisonsItsJob(error)) {
+                post(() -> jobCannotBeWritten(job, failure.getMessage()), "sluice job failure");
+            } else {
+                failed(failure);
+            }
         };
+    }
+
+    /**
+     * Whether a send failed for what the job asks, which no restart would change: a record larger
+     * than its topic takes, or a topic the writer may not write.
+     */
+    private static boolean poisonsItsJob(Exception error) {
+        return error instanceof RecordTooLargeException
+                || error instanceof TopicAuthorizationException
+                || error instanceof InvalidTopicException;
     }
 
     /** Runs on the listener's thread: queues the records and has the task thread apply them. */
@@ -457,6 +541,11 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     @VisibleForTesting
     long localChunksToKafka() {
         return localChunksToKafka.getCount();
+    }
+
+    @VisibleForTesting
+    long chunksOfFailedJobs() {
+        return chunksOfFailedJobs.getCount();
     }
 
     @VisibleForTesting

@@ -7,6 +7,7 @@ import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
+import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.StreamReader;
@@ -14,11 +15,13 @@ import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import dev.sluice.flink.sink.SluiceSink;
+import dev.sluice.flink.sink.SluiceSinkBuilder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,6 +32,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.RestartStrategyUtils;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -182,9 +186,22 @@ class GenerationIT {
      */
     private org.apache.flink.core.execution.JobClient startGeneration(
             Duration readerTimeout, long taskSize) throws Exception {
+        return startGeneration(readerTimeout, taskSize, SluiceSink.builder(), true);
+    }
+
+    /**
+     * As above, the sink set up by {@code sink} besides; without {@code restarts} a failed task
+     * fails the Flink job, so that a failure the pipeline should have ridden out shows.
+     */
+    private org.apache.flink.core.execution.JobClient startGeneration(
+            Duration readerTimeout, long taskSize, SluiceSinkBuilder sink, boolean restarts)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
+        if (!restarts) {
+            RestartStrategyUtils.configureNoRestartStrategy(env);
+        }
         env.fromSource(
                         GenerationSource.builder()
                                 .setBootstrapServers(KAFKA.bootstrapServers())
@@ -194,12 +211,99 @@ class GenerationIT {
                         WatermarkStrategy.noWatermarks(),
                         "generation")
                 .sinkTo(
-                        SluiceSink.builder()
-                                .setBootstrapServers(KAFKA.bootstrapServers())
+                        sink.setBootstrapServers(KAFKA.bootstrapServers())
                                 .setProgressTopic(progressTopic)
+                                .setJobsTopic(jobsTopic)
                                 .setMaxTaskSizeBytes(taskSize)
                                 .build());
         return env.executeAsync("generation");
+    }
+
+    @Test
+    void aJobWhoseChunksCannotBeWrittenFailsAloneAndTheGenerationJobNeverRestarts()
+            throws Exception {
+        // Records of at most 100 KiB: chunks of 128 KiB cannot be written.
+        var flinkJob =
+                startGeneration(
+                        Duration.ofSeconds(30),
+                        256 * 1024,
+                        SluiceSink.builder().setProperty("max.request.size", "102400"),
+                        false);
+        ExecutorService readers = Executors.newCachedThreadPool();
+        JobSpec tooLarge =
+                TestJobs.job(
+                        "too-large",
+                        2,
+                        512 * 1024,
+                        256 * 1024,
+                        128 * 1024,
+                        PatternGenerator.class,
+                        Map.of());
+        JobSpec topicless =
+                new JobSpec(
+                        "topicless",
+                        List.of(),
+                        tooLarge.generator(),
+                        48 * 1024,
+                        List.of(
+                                new StreamSpec(
+                                        "c0",
+                                        "nowhere",
+                                        new SplitRule.Channel("c0"),
+                                        48 * 1024,
+                                        OptionalLong.empty(),
+                                        16 * 1024)));
+        try (JobClient jobs = jobClient()) {
+            List<StreamReader> open = new ArrayList<>();
+            for (StreamSpec stream : tooLarge.streams()) {
+                open.add(reader(tooLarge.id(), stream));
+            }
+            List<Future<Long>> lengths = new ArrayList<>();
+            List<JobSpec> valid = List.of(job("before", Map.of()), job("after", Map.of()));
+            for (JobSpec spec : valid) {
+                for (StreamSpec stream : spec.streams()) {
+                    StreamReader reader = reader(spec.id(), stream);
+                    open.add(reader);
+                    lengths.add(
+                            readers.submit(
+                                    () -> PatternStreams.readAll(reader, stream.name(), WAIT)));
+                }
+            }
+            jobs.submit(valid.get(0));
+            jobs.submit(tooLarge);
+            jobs.submit(topicless);
+
+            JobStatus failed = jobs.awaitStatus("too-large", s -> s.state().isTerminal(), WAIT);
+            assertThat(failed.state()).isEqualTo(JobState.FAILED);
+            assertThat(failed.reason())
+                    .get()
+                    .asString()
+                    .contains("too-large/c", "max.request.size (102400)", "chunkSizeBytes");
+            JobStatus refused = jobs.awaitStatus("topicless", s -> s.state().isTerminal(), WAIT);
+            assertThat(refused.state()).isEqualTo(JobState.REFUSED);
+            assertThat(refused.reason())
+                    .get()
+                    .asString()
+                    .startsWith("no chunk topic sluice.chunks.nowhere on the cluster");
+            // A valid job submitted after the poisoned one runs too.
+            jobs.submit(valid.get(1));
+            for (JobSpec spec : valid) {
+                JobStatus done = jobs.awaitStatus(spec.id(), s -> s.state().isTerminal(), WAIT);
+                assertThat(done.state()).as(spec.id()).isEqualTo(JobState.COMPLETED);
+            }
+            for (Future<Long> length : lengths) {
+                assertThat(length.get()).isEqualTo(320 * 1024);
+            }
+            // No restart strategy: a task that had failed would have failed the Flink job.
+            assertThat(flinkJob.getJobStatus().get())
+                    .isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
+            for (StreamReader reader : open) {
+                reader.close();
+            }
+        } finally {
+            readers.shutdownNow();
+            flinkJob.cancel().get();
+        }
     }
 
     @Test

@@ -140,6 +140,7 @@ class SluiceSinkBuilderTest {
         assertRefused(builder().setProgressTopic(""), "progress topic ''");
         // Kafka's own rule: "." and ".." are no topic names although their characters are allowed.
         assertRefused(builder().setProgressTopic(".."), "progress topic '..'");
+        assertRefused(builder().setJobsTopic("jobs?"), "jobs topic 'jobs?'");
         assertRefused(builder().setInFlightBytesPerStream(0), "in-flight bytes per stream");
         assertRefused(builder().setMaxTaskSizeBytes(0), "max task size");
         assertRefused(builder().setMaxTaskSizeBytes((1L << 30) + 1), "max task size");

@@ -3,6 +3,9 @@ package dev.sluice.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.job.JobClient;
+import dev.sluice.client.job.JobCommand;
+import dev.sluice.client.job.JobCommandJson;
 import dev.sluice.client.job.Transport;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
@@ -10,6 +13,7 @@ import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -40,6 +44,8 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,7 +93,9 @@ class SluiceSinkWriterTest {
                         List.of(node),
                         List.of(
                                 new PartitionInfo(TOPIC, 0, node, null, null),
-                                new PartitionInfo(TOPIC, 1, node, null, null)),
+                                new PartitionInfo(TOPIC, 1, node, null, null),
+                                new PartitionInfo(
+                                        JobClient.DEFAULT_JOBS_TOPIC, 0, node, null, null)),
                         java.util.Set.of(),
                         java.util.Set.of());
         producer =
@@ -244,16 +252,71 @@ class SluiceSinkWriterTest {
     }
 
     @Test
-    void aChunkLargerThanMaxRequestSizeGetsAClearError() throws Exception {
+    void aChunkLargerThanMaxRequestSizeFailsItsJobNotTheTask() throws Exception {
         open(builder().setProperty("max.request.size", "2000"), 1, true);
         write(chunk(0, 1800)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertThatThrownBy(() -> write(chunk(1, 2000)).get(WAIT.toSeconds(), TimeUnit.SECONDS))
-                .hasRootCauseInstanceOf(IllegalArgumentException.class)
-                .rootCause()
-                .hasMessageContaining("chunk job-1/cyan#1 2000 B to printer-1 is ")
-                .hasMessageContaining("max.request.size (2000)")
-                .hasMessageContaining("chunkSizeBytes");
-        assertThat(producer.history()).hasSize(1);
+        write(chunk(1, 2000)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        JobCommand.Fail fail = failCommand(producer.history().get(1));
+        assertThat(fail.jobId()).isEqualTo("job-1");
+        assertThat(fail.reason())
+                .contains("chunk job-1/cyan#1 2000 B to printer-1 is ")
+                .contains("max.request.size (2000)")
+                .contains("chunkSizeBytes");
+
+        // The job's later chunks are dropped, counted; another job's still go, nothing failed.
+        write(chunk(2, 10)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(new Chunk("job-2", "cyan", "printer-1", 0, false, new byte[10]))
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(producer.history()).hasSize(3);
+        assertThat(producer.history().get(2).topic()).isEqualTo(TOPIC);
+        assertThat(writer.chunksOfFailedJobs()).isEqualTo(2);
+        taskThread
+                .submit(
+                        () -> {
+                            writer.flush(false);
+                            return null;
+                        })
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aSendRefusedAsTooLargeOrUnauthorizedFailsItsJobNotTheTask() throws Exception {
+        open(builder(), 1, false);
+        write(chunk(0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        write(new Chunk("job-2", "cyan", "printer-1", 0, false, new byte[100]))
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(producer.errorNext(new RecordTooLargeException("over max.message.bytes")))
+                .isTrue();
+        assertThat(producer.errorNext(new TopicAuthorizationException(Set.of(TOPIC)))).isTrue();
+        // Each failure reaches the task thread through a mail, which sends the job's FAIL.
+        for (int mail = 0; mail < 2; mail++) {
+            Await.until("a job failure mail is posted", WAIT, () -> !mailbox.mails.isEmpty());
+            taskThread
+                    .submit(
+                            () -> {
+                                mailbox.runOne();
+                                return null;
+                            })
+                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+        producer.completeNext();
+        producer.completeNext();
+        assertThat(failCommand(producer.history().get(2)).reason())
+                .contains("job-1/cyan#0")
+                .contains("over max.message.bytes");
+        assertThat(failCommand(producer.history().get(3)))
+                .extracting(JobCommand.Fail::jobId)
+                .isEqualTo("job-2");
+        write(chunk(1, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(producer.history()).hasSize(4);
+    }
+
+    /** The FAIL command a record of the jobs topic carries, keyed by its job. */
+    private static JobCommand.Fail failCommand(ProducerRecord<byte[], byte[]> record) {
+        assertThat(record.topic()).isEqualTo(JobClient.DEFAULT_JOBS_TOPIC);
+        JobCommand.Fail fail = (JobCommand.Fail) JobCommandJson.parse(record.value());
+        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(fail.jobId());
+        return fail;
     }
 
     @Test

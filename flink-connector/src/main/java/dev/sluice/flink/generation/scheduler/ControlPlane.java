@@ -24,6 +24,12 @@ public interface ControlPlane extends AutoCloseable {
      */
     Set<String> knownJobs();
 
+    /**
+     * Which of {@code topics} the cluster does not have; none when that cannot be told (the cluster
+     * does not answer in time): a job is then not refused for it.
+     */
+    Set<String> missingTopics(Set<String> topics);
+
     /** Starts reading at {@code positions} ("topic-partition" → offset) where it has them. */
     void seek(Map<String, Long> positions);
 

@@ -6,6 +6,7 @@ import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.Transport;
+import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
@@ -271,6 +273,8 @@ public final class GenerationEnumerator
             submit(submit.spec());
         } else if (command instanceof JobCommand.Cancel cancel) {
             end(cancel.jobId(), JobState.CANCELLED, "cancelled");
+        } else if (command instanceof JobCommand.Fail fail) {
+            end(fail.jobId(), JobState.FAILED, fail.reason());
         }
     }
 
@@ -283,6 +287,18 @@ public final class GenerationEnumerator
         if (jobs.size() >= settings.maxJobs()) {
             finishedJobs.add(id);
             publish(id, JobState.REFUSED, "capacity exhausted: " + jobs.size() + " jobs live");
+            return;
+        }
+        Set<String> missing = control.missingTopics(chunkTopics(spec));
+        if (!missing.isEmpty()) {
+            finishedJobs.add(id);
+            publish(
+                    id,
+                    JobState.REFUSED,
+                    "no chunk topic "
+                            + String.join(", ", new TreeSet<>(missing))
+                            + " on the cluster: create it for the output location's readers"
+                            + " (docs/generation.md, \"The scheduler\")");
             return;
         }
         jobs.put(id, newJob(spec, JobState.ACCEPTED));
@@ -328,6 +344,22 @@ public final class GenerationEnumerator
             job.state = JobState.RUNNING;
             publish(job.spec.id(), JobState.RUNNING, null);
         }
+    }
+
+    /**
+     * The chunk topics the job's streams may be written to: all but those of streams that go the
+     * local way only (docs/generation.md, "Transports").
+     */
+    private Set<String> chunkTopics(JobSpec spec) {
+        Set<String> topics = new HashSet<>();
+        for (var stream : spec.streams()) {
+            Transport location =
+                    settings.transports().getOrDefault(stream.outputLocation(), Transport.AUTO);
+            if (Transport.combine(spec.transport(), location) != Transport.LOCAL) {
+                topics.add(ChunkTopics.forOutputLocation(stream.outputLocation()));
+            }
+        }
+        return topics;
     }
 
     private void keepEarly(DeliveryProgress progress) {
@@ -549,14 +581,20 @@ public final class GenerationEnumerator
             }
         } else if (event instanceof JobEvents.TaskDone done) {
             long now = clock.getAsLong();
-            inFlight.getOrDefault(subtaskId, Set.of()).remove(done.taskId());
+            // A producer restored from a checkpoint may report a task before it asked for one.
+            inFlight.computeIfPresent(subtaskId, (p, tasks) -> remove(tasks, done.taskId()));
+            dropsDue.computeIfPresent(subtaskId, (p, tasks) -> remove(tasks, done.taskId()));
             producers.done(subtaskId, done.taskId(), done.isComplete(), now);
-            dropsDue.getOrDefault(subtaskId, new HashSet<>()).remove(done.taskId());
             if (!done.failure().isEmpty()) {
                 end(done.jobId(), JobState.FAILED, "task " + done.taskId() + ": " + done.failure());
                 return;
             }
             ScheduledJob job = jobs.get(done.jobId());
+            if (job == null && finishedJobs.contains(done.jobId())) {
+                // A producer restored from a checkpoint taken before its job ended computes the
+                // job's tasks again: it drops the rest of them.
+                context.sendEventToSourceReader(subtaskId, new JobEvents.DropJob(done.jobId()));
+            }
             if (job != null) {
                 for (int loser : job.taskDone(subtaskId, done)) {
                     dropsDue.computeIfAbsent(loser, s -> new HashSet<>()).add(done.taskId());
@@ -565,6 +603,11 @@ public final class GenerationEnumerator
                 assign();
             }
         }
+    }
+
+    private static Set<String> remove(Set<String> tasks, String task) {
+        tasks.remove(task);
+        return tasks;
     }
 
     @Override

@@ -18,6 +18,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.annotation.Internal;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -46,6 +48,9 @@ import org.slf4j.LoggerFactory;
 public final class KafkaControlPlane implements ControlPlane {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaControlPlane.class);
 
+    // How long the check of a submission's chunk topics waits for the cluster.
+    private static final Duration TOPICS_TIMEOUT = Duration.ofSeconds(5);
+
     private final Properties properties;
     private final String jobsTopic;
     private final String statusTopic;
@@ -62,6 +67,8 @@ public final class KafkaControlPlane implements ControlPlane {
     private Map<String, Long> restored = Map.of();
     private boolean closed;
     private final KafkaProducer<byte[], byte[]> progressProducer;
+    // Asks which chunk topics exist, on the scheduler's thread (the consumer is the poll's).
+    private final Admin admin;
 
     public KafkaControlPlane(
             Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
@@ -76,6 +83,26 @@ public final class KafkaControlPlane implements ControlPlane {
         this.progressProducer =
                 new KafkaProducer<>(
                         properties, new ByteArraySerializer(), new ByteArraySerializer());
+        this.admin = Admin.create(properties);
+    }
+
+    @Override
+    public Set<String> missingTopics(Set<String> topics) {
+        try {
+            Set<String> existing =
+                    admin.listTopics()
+                            .names()
+                            .get(TOPICS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Set<String> missing = new HashSet<>(topics);
+            missing.removeAll(existing);
+            return missing;
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("could not tell whether the topics {} exist: {}", topics, e.toString());
+            return Set.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Set.of();
+        }
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
@@ -236,5 +263,6 @@ public final class KafkaControlPlane implements ControlPlane {
         consumer.close();
         statuses.close();
         progressProducer.close();
+        admin.close();
     }
 }

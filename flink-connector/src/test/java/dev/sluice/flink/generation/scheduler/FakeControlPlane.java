@@ -8,9 +8,11 @@ import dev.sluice.client.stream.DeliveryProgress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** The scheduler's control plane in memory, for tests of its decisions. */
 final class FakeControlPlane implements ControlPlane {
@@ -19,6 +21,8 @@ final class FakeControlPlane implements ControlPlane {
     final List<DeliveryProgress> progress = new ArrayList<>();
     final List<JobStatus> published = new ArrayList<>();
     final List<DeliveryProgress> released = new ArrayList<>();
+    // The topics the cluster does not have.
+    final Set<String> missing = new HashSet<>();
     Map<String, Long> seeked = Map.of();
     long polls;
     // How many of the published statuses a flush covered.
@@ -27,6 +31,11 @@ final class FakeControlPlane implements ControlPlane {
     @Override
     public Set<String> knownJobs() {
         return Set.of("old-job");
+    }
+
+    @Override
+    public Set<String> missingTopics(Set<String> topics) {
+        return topics.stream().filter(missing::contains).collect(Collectors.toSet());
     }
 
     @Override

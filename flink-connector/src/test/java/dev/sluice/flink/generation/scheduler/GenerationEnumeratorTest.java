@@ -764,12 +764,7 @@ class GenerationEnumeratorTest {
     }
 
     private String completion(String job) {
-        return control.published.stream()
-                .filter(s -> s.jobId().equals(job) && s.state() == JobState.COMPLETED)
-                .findFirst()
-                .orElseThrow()
-                .reason()
-                .orElseThrow();
+        return control.reason(job, JobState.COMPLETED);
     }
 
     /**
@@ -860,6 +855,50 @@ class GenerationEnumeratorTest {
         scheduler.handleSourceEvent(0, new JobEvents.ProducerReady(2, 1.0));
         assertThat(context.getSentEvents().get(0))
                 .containsExactly(new JobEvents.DropTask("restore/c0/1"));
+    }
+
+    @Test
+    void aJobWhoseChunkTopicIsMissingIsRefusedNamingIt() throws Exception {
+        control.missing.add("sluice.chunks.node-1");
+        control.commands.add(new JobCommand.Submit(job("topicless")));
+        turn();
+        assertThat(control.states("topicless")).containsExactly(JobState.REFUSED);
+        assertThat(control.reason("topicless", JobState.REFUSED))
+                .startsWith("no chunk topic sluice.chunks.node-1 on the cluster: create it");
+
+        // A stream that goes the local way only needs none.
+        restartWithOutputLocationTransport(Transport.LOCAL);
+        control.commands.add(new JobCommand.Submit(job("local")));
+        turn();
+        assertThat(control.states("local")).containsExactly(JobState.ACCEPTED);
+    }
+
+    @Test
+    void aJobWhoseChunksCannotBeWrittenFailsAloneAndLeavesTheCheckpoint() {
+        submitAndStart(job("poisoned"));
+        submitAndStart(job("valid"));
+        scheduler.handleSplitRequest(0, "host-a");
+        scheduler.handleSplitRequest(0, "host-a");
+
+        control.commands.add(new JobCommand.Fail("poisoned", "chunk too large"));
+        turn();
+        assertThat(control.states("poisoned")).endsWith(JobState.FAILED);
+        assertThat(control.reason("poisoned", JobState.FAILED)).isEqualTo("chunk too large");
+        assertThat(control.states("valid")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+        assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("poisoned"));
+        assertThat(scheduler.snapshotState(1).jobs())
+                .extracting(j -> j.spec().id())
+                .containsExactly("valid");
+
+        // A producer restored from before the failure reports one of its tasks: it is told again
+        // to drop the rest.
+        scheduler.handleSourceEvent(
+                1, JobEvents.TaskDone.complete("poisoned", "poisoned/c0/5", 2048));
+        assertThat(context.getSentEvents().get(1))
+                .containsExactly(
+                        new JobEvents.DropJob("poisoned"), new JobEvents.DropJob("poisoned"));
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).allMatch(task -> task.startsWith("valid/"));
     }
 
     @Test
