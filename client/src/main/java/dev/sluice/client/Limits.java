@@ -17,6 +17,15 @@ public final class Limits {
      */
     public static final int MAX_SLOTS = 65536;
 
+    /** The smallest slot: a header and a small object (docs/formats.md, SUBSCRIBE). */
+    public static final long MIN_SLOT_SIZE = 256;
+
+    /** Slots are whole multiples of this many bytes (docs/formats.md, Header). */
+    public static final long SLOT_ALIGNMENT = 64;
+
+    /** The largest slot: one Java mapping holds at most 2^31 - 1 bytes; 2^31 - 64. */
+    public static final long MAX_SLOT_SIZE = (1L << 31) - SLOT_ALIGNMENT;
+
     /** Kafka's own limit on the length of a topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
 
@@ -69,6 +78,13 @@ public final class Limits {
     /** Whether this many readers can share a stream: 1 to {@value #MAX_READERS_PER_STREAM}. */
     public static boolean isReaderCount(int readerCount) {
         return readerCount >= 1 && readerCount <= MAX_READERS_PER_STREAM;
+    }
+
+    /** Whether a slot can have this size: a multiple of 64 from 256 to 2^31 - 64. */
+    public static boolean isSlotSize(long slotSize) {
+        return slotSize >= MIN_SLOT_SIZE
+                && slotSize <= MAX_SLOT_SIZE
+                && slotSize % SLOT_ALIGNMENT == 0;
     }
 
     /** Whether a segment can have this many slots: 1 to {@value #MAX_SLOTS}. */

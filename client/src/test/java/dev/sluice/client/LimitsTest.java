@@ -59,4 +59,14 @@ class LimitsTest {
         assertThat(Limits.isSlotCount(-1)).isFalse();
         assertThat(Limits.isSlotCount(1L << 32)).isFalse();
     }
+
+    @Test
+    void slotSizesAreMultiplesOf64From256To2To31Less64() {
+        assertThat(Limits.isSlotSize(256)).isTrue();
+        assertThat(Limits.isSlotSize((1L << 31) - 64)).isTrue();
+        assertThat(Limits.isSlotSize(192)).isFalse();
+        assertThat(Limits.isSlotSize(1000)).isFalse();
+        assertThat(Limits.isSlotSize(1L << 31)).isFalse();
+        assertThat(Limits.isSlotSize(-64)).isFalse();
+    }
 }

@@ -234,7 +234,7 @@ public final class SubscriptionRequest {
                                 + ": 1 to the slot count "
                                 + slotCount);
             }
-            if (slotSize < 256 || slotSize % 64 != 0 || slotSize > (1L << 31) - 64) {
+            if (!Limits.isSlotSize(slotSize)) {
                 throw new IllegalArgumentException(
                         "slot size " + slotSize + ": a multiple of 64 from 256 to 2^31 - 64");
             }

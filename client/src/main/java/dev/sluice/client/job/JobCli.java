@@ -2,6 +2,7 @@ package dev.sluice.client.job;
 
 import dev.sluice.client.annotation.PublicEvolving;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,12 @@ public final class JobCli {
     static final int OK = 0;
     static final int RUNTIME_ERROR = 1;
     static final int USAGE = 2;
+
+    /**
+     * The largest spec file read: a spec travels as one record of the jobs topic, which a producer
+     * of default settings caps at 1 MiB ({@code max.request.size}), so nothing larger can be one.
+     */
+    static final int MAX_SPEC_BYTES = 1 << 20;
 
     static final String DEFAULT_BOOTSTRAP_SERVERS = "127.0.0.1:9092";
 
@@ -124,8 +131,20 @@ public final class JobCli {
             PrintStream out,
             PrintStream err) {
         JobSpec spec;
-        try {
-            spec = JobSpecJson.parse(Files.readAllBytes(file));
+        try (InputStream in = Files.newInputStream(file)) {
+            // Read no further than a spec can go, so that /dev/zero or a huge file is refused.
+            byte[] json = in.readNBytes(MAX_SPEC_BYTES + 1);
+            if (json.length > MAX_SPEC_BYTES) {
+                err.println(
+                        "error: "
+                                + file
+                                + " is larger than "
+                                + MAX_SPEC_BYTES
+                                + " bytes, more than a job spec can be (one record of the jobs"
+                                + " topic)");
+                return USAGE;
+            }
+            spec = JobSpecJson.parse(json);
         } catch (IOException e) {
             err.println("error: cannot read " + file + ": " + e);
             return USAGE;

@@ -55,10 +55,6 @@ public final class ControlCodec {
     // A stream start: next_seq, then job and stream of at least one byte each.
     private static final int MIN_STREAM_START_SIZE = 8 + 3 + 3;
     private static final int PARTITION_SIZE = 4;
-    private static final long MIN_SLOT_SIZE = 256;
-    private static final long SLOT_ALIGNMENT = 64;
-    // The segment's own bound: one Java mapping holds at most 2^31 - 1 bytes.
-    private static final long MAX_SLOT_SIZE = (1L << 31) - SLOT_ALIGNMENT;
     private static final int MAX_GROUP_ID_LENGTH = 255;
     private static final int MAX_SEGMENT_NAME_LENGTH = 255;
     private static final int MAX_SCHEMA_LENGTH = 65536;
@@ -308,9 +304,7 @@ public final class ControlCodec {
         boolean localLeaders = (flags & LOCAL_LEADERS_FLAG) != 0;
         boolean readUncommitted = (flags & READ_UNCOMMITTED_FLAG) != 0;
         long slotSize = in.u64("slot_size");
-        if (Long.compareUnsigned(slotSize, MIN_SLOT_SIZE) < 0
-                || Long.compareUnsigned(slotSize, MAX_SLOT_SIZE) > 0
-                || slotSize % SLOT_ALIGNMENT != 0) {
+        if (!Limits.isSlotSize(slotSize)) {
             throw new ProtocolException(
                     "slot_size",
                     Long.toUnsignedString(slotSize),

@@ -69,11 +69,6 @@ public final class LocalChunkChannel implements AutoCloseable {
     /** The slot size of a channel's first segment, before a chunk asks for more. */
     static final long INITIAL_SLOT_SIZE = 64 << 10;
 
-    // docs/formats.md, "Header": slot sizes are multiples of 64 from 256; a Java writer maps a slot
-    // as one ByteBuffer, so at most 2 GiB - 64.
-    static final long MIN_SLOT_SIZE = 256;
-    static final long MAX_SLOT_SIZE = Integer.MAX_VALUE & ~63L;
-
     // How long one wait for a slot lasts before the channel looks whether the daemon is still
     // there.
     private static final Duration CLAIM_STEP = Duration.ofMillis(100);
@@ -290,7 +285,7 @@ public final class LocalChunkChannel implements AutoCloseable {
                             + " is "
                             + encoded
                             + " bytes as a CHUNKS object, more than a segment slot holds ("
-                            + MAX_SLOT_SIZE
+                            + Limits.MAX_SLOT_SIZE
                             + "): send it through Kafka, or in smaller chunks");
         }
         LOG.info(
@@ -306,14 +301,14 @@ public final class LocalChunkChannel implements AutoCloseable {
     /**
      * The slot size for an object of {@code encodedBytes} when slots now have {@code current}
      * bytes: a multiple of 64 that fits it, at least twice {@code current}, at most {@link
-     * #MAX_SLOT_SIZE}; -1 if no slot can hold it.
+     * Limits#MAX_SLOT_SIZE}; -1 if no slot can hold it.
      */
     static long slotSizeFor(long encodedBytes, long current) {
-        long fits = Math.max(MIN_SLOT_SIZE, (encodedBytes + 63) & ~63L);
-        if (encodedBytes > MAX_SLOT_SIZE) {
+        long fits = Math.max(Limits.MIN_SLOT_SIZE, (encodedBytes + 63) & ~63L);
+        if (encodedBytes > Limits.MAX_SLOT_SIZE) {
             return -1;
         }
-        return Math.max(fits, Math.min(MAX_SLOT_SIZE, current * 2));
+        return Math.max(fits, Math.min(Limits.MAX_SLOT_SIZE, current * 2));
     }
 
     /** The bytes the batch takes in a slot: its encapsulated IPC message, counted, not copied. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +106,26 @@ class JobCliTest {
                         "error: "
                                 + spec
                                 + ": streams[0].rateBytesPerSecond: must be positive, got -1\n");
+        assertThat(connections).isEmpty();
+    }
+
+    @Test
+    void aSpecFileLargerThanARecordOfTheJobsTopicIsAUsageErrorReadNoFurther() throws Exception {
+        Path huge = dir.resolve("huge.json");
+        try (RandomAccessFile file = new RandomAccessFile(huge.toFile(), "rw")) {
+            file.setLength(JobCli.MAX_SPEC_BYTES + 1);
+        }
+        for (String spec : List.of(huge.toString(), "/dev/zero")) {
+            assertThat(run("submit", spec)).isEqualTo(2);
+        }
+        assertThat(err())
+                .isEqualTo(
+                        "error: "
+                                + huge
+                                + " is larger than 1048576 bytes, more than a job spec can be (one"
+                                + " record of the jobs topic)\n"
+                                + "error: /dev/zero is larger than 1048576 bytes, more than a job"
+                                + " spec can be (one record of the jobs topic)\n");
         assertThat(connections).isEmpty();
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.client.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.Limits;
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.protocol.ControlCodec;
 import dev.sluice.client.protocol.Frame;
@@ -136,11 +137,10 @@ class LocalChunkChannelTest {
         assertThat(LocalChunkChannel.slotSizeFor(65_537, 65_536)).isEqualTo(131_072);
         assertThat(LocalChunkChannel.slotSizeFor(300_000, 65_536)).isEqualTo(300_032);
         assertThat(LocalChunkChannel.slotSizeFor(1L << 30, 1L << 30))
-                .isEqualTo(LocalChunkChannel.MAX_SLOT_SIZE);
-        assertThat(LocalChunkChannel.slotSizeFor(LocalChunkChannel.MAX_SLOT_SIZE, 1 << 20))
-                .isEqualTo(LocalChunkChannel.MAX_SLOT_SIZE);
-        assertThat(LocalChunkChannel.slotSizeFor(LocalChunkChannel.MAX_SLOT_SIZE + 1, 1 << 20))
-                .isEqualTo(-1);
+                .isEqualTo(Limits.MAX_SLOT_SIZE);
+        assertThat(LocalChunkChannel.slotSizeFor(Limits.MAX_SLOT_SIZE, 1 << 20))
+                .isEqualTo(Limits.MAX_SLOT_SIZE);
+        assertThat(LocalChunkChannel.slotSizeFor(Limits.MAX_SLOT_SIZE + 1, 1 << 20)).isEqualTo(-1);
     }
 
     @Test
@@ -155,7 +155,7 @@ class LocalChunkChannelTest {
                     WritableSlot claimed = writer.claim(Duration.ZERO);
                     assertThat(claimed.write(encoder.root())).isEqualTo(counted);
                 }
-                if (slot - 64 >= LocalChunkChannel.MIN_SLOT_SIZE) {
+                if (slot - 64 >= Limits.MIN_SLOT_SIZE) {
                     try (SegmentWriter writer = writer("short-" + payload, slot - 64)) {
                         WritableSlot claimed = writer.claim(Duration.ZERO);
                         assertThatThrownBy(() -> claimed.write(encoder.root()))

@@ -1,5 +1,6 @@
 package dev.sluice.flink.source;
 
+import dev.sluice.client.Limits;
 import dev.sluice.flink.source.enumerator.Subscription;
 import dev.sluice.flink.source.reader.ReaderSettings;
 import dev.sluice.flink.source.reader.push.PushSettings;
@@ -239,6 +240,12 @@ public final class SluiceSourceBuilder<T> {
             if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
                 throw new IllegalStateException("topics " + topics + ": name one or more");
             }
+            for (String topic : topics) {
+                if (!Limits.isTopicName(topic)) {
+                    throw new IllegalStateException(
+                            "topic '" + topic + "': 1 to 249 characters of [A-Za-z0-9._-]");
+                }
+            }
             return new Subscription.Topics(topics);
         }
         if (topicPattern != null) {
@@ -332,16 +339,25 @@ public final class SluiceSourceBuilder<T> {
         if (discoveryInterval.isNegative()) {
             throw new IllegalStateException("partition discovery interval " + discoveryInterval);
         }
-        if (slotCount < 1 || maxOpenBatches < 1 || maxOpenBatches > slotCount) {
+        if (!Limits.isSlotCount(slotCount) || maxOpenBatches < 1 || maxOpenBatches > slotCount) {
             throw new IllegalStateException(
                     "slots: "
                             + slotCount
                             + " slots with "
                             + maxOpenBatches
-                            + " open at most; need 1 ≤ open ≤ slots");
+                            + " open at most; need 1 ≤ open ≤ slots ≤ "
+                            + Limits.MAX_SLOTS);
         }
-        if (slotSize < 256 || slotSize % 64 != 0) {
-            throw new IllegalStateException("slot size " + slotSize + ": a multiple of 64, ≥ 256");
+        if (!Limits.isSlotSize(slotSize)) {
+            throw new IllegalStateException(
+                    "slot size " + slotSize + ": a multiple of 64 from 256 to 2^31 - 64");
+        }
+        if (socket.toString().isEmpty() || !socket.isAbsolute()) {
+            throw new IllegalStateException(
+                    "brokerd socket '"
+                            + socket
+                            + "': not absolute; set the absolute path of the daemon's control"
+                            + " socket (its sluice.socket)");
         }
         String isolation =
                 kafka.getProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, DEFAULT_ISOLATION_LEVEL);

@@ -516,6 +516,20 @@ class SluiceDynamicTableFactoryTest {
                         options("sluice.slots.count", "4"), "slots: 4 slots with 8 open at most"),
                 Arguments.of(options("sluice.slots.size", "100"), "slot size 100"),
                 Arguments.of(
+                        options("sluice.slots.count", "70000", "sluice.max-open-batches", "8"),
+                        "slots: 70000 slots with 8 open at most; need 1 ≤ open ≤ slots ≤ 65536"),
+                Arguments.of(
+                        options("sluice.slots.size", Long.toString(3_000_000_000L)),
+                        "slot size 3000000000: a multiple of 64 from 256 to 2^31 - 64"),
+                Arguments.of(
+                        options("sluice.brokerd-socket", ""), "brokerd socket '': not absolute"),
+                Arguments.of(
+                        options("sluice.brokerd-socket", "run/brokerd.sock"),
+                        "brokerd socket 'run/brokerd.sock': not absolute"),
+                Arguments.of(
+                        options("topic", "bad topic!"),
+                        "topic 'bad topic!': 1 to 249 characters of [A-Za-z0-9._-]"),
+                Arguments.of(
                         options("properties.isolation.level", "serializable"),
                         "isolation.level 'serializable'"));
     }
