@@ -157,20 +157,23 @@ public final class SluiceConnectorOptions {
             ConfigOptions.key("sluice.brokerd-socket")
                     .stringType()
                     .defaultValue(SluiceSourceBuilder.DEFAULT_SOCKET)
-                    .withDescription("The control socket of the sluice-brokerd on every host.");
+                    .withDescription(
+                            "The control socket of the sluice-brokerd on every host, an absolute"
+                                    + " path.");
 
     public static final ConfigOption<Integer> SLUICE_SLOTS_COUNT =
             ConfigOptions.key("sluice.slots.count")
                     .intType()
                     .defaultValue(SluiceSourceBuilder.DEFAULT_SLOT_COUNT)
-                    .withDescription("PUSH: the slots of each subscription's segment.");
+                    .withDescription("PUSH: the slots of each subscription's segment, 1 to 65536.");
 
     public static final ConfigOption<Long> SLUICE_SLOTS_SIZE =
             ConfigOptions.key("sluice.slots.size")
                     .longType()
                     .defaultValue(SluiceSourceBuilder.DEFAULT_SLOT_SIZE)
                     .withDescription(
-                            "PUSH: the bytes of each slot, a multiple of 64 of at least 256.");
+                            "PUSH: the bytes of each slot, a multiple of 64 from 256 to 2^31 -"
+                                    + " 64.");
 
     public static final ConfigOption<Integer> SLUICE_MAX_OPEN_BATCHES =
             ConfigOptions.key("sluice.max-open-batches")
