@@ -101,6 +101,24 @@ class GenerationIT {
                 .open();
     }
 
+    /**
+     * Opens a reader of every stream of {@code jobs}, into {@code open}, each reading its stream to
+     * the end on {@code readers}, every byte checked: the lengths read.
+     */
+    private List<Future<Long>> readEach(
+            List<JobSpec> jobs, List<StreamReader> open, ExecutorService readers) throws Exception {
+        List<Future<Long>> lengths = new ArrayList<>();
+        for (JobSpec spec : jobs) {
+            for (StreamSpec stream : spec.streams()) {
+                StreamReader reader = reader(spec.id(), stream);
+                open.add(reader);
+                lengths.add(
+                        readers.submit(() -> PatternStreams.readAll(reader, stream.name(), WAIT)));
+            }
+        }
+        return lengths;
+    }
+
     @Test
     void concurrentJobsArriveCompleteAndInOrderWhileOthersFailOrAreRefused() throws Exception {
         // Tasks of 48 KiB: 192 KiB per writer in flight per stream (docs/sluice-sink.md, "Bounded
@@ -112,16 +130,7 @@ class GenerationIT {
             List<JobSpec> good = List.of(job("print-a", Map.of()), job("print-b", Map.of()));
             JobSpec broken = job("broken", Map.of("failAt", "2"));
             List<StreamReader> open = new ArrayList<>();
-            List<Future<Long>> lengths = new ArrayList<>();
-            for (JobSpec spec : good) {
-                for (StreamSpec stream : spec.streams()) {
-                    StreamReader reader = reader(spec.id(), stream);
-                    open.add(reader);
-                    lengths.add(
-                            readers.submit(
-                                    () -> PatternStreams.readAll(reader, stream.name(), WAIT)));
-                }
-            }
+            List<Future<Long>> lengths = readEach(good, open, readers);
             for (StreamSpec stream : broken.streams()) {
                 open.add(reader(broken.id(), stream));
             }
@@ -258,17 +267,8 @@ class GenerationIT {
             for (StreamSpec stream : tooLarge.streams()) {
                 open.add(reader(tooLarge.id(), stream));
             }
-            List<Future<Long>> lengths = new ArrayList<>();
             List<JobSpec> valid = List.of(job("before", Map.of()), job("after", Map.of()));
-            for (JobSpec spec : valid) {
-                for (StreamSpec stream : spec.streams()) {
-                    StreamReader reader = reader(spec.id(), stream);
-                    open.add(reader);
-                    lengths.add(
-                            readers.submit(
-                                    () -> PatternStreams.readAll(reader, stream.name(), WAIT)));
-                }
-            }
+            List<Future<Long>> lengths = readEach(valid, open, readers);
             jobs.submit(valid.get(0));
             jobs.submit(tooLarge);
             jobs.submit(topicless);

@@ -144,6 +144,17 @@ class SluiceSinkWriterTest {
                         DeliveryProgressCodec.encode(progress)));
     }
 
+    /** Runs {@code work} on the writer's task thread and waits for it. */
+    private void onTaskThread(ThrowingRunnable<Exception> work) throws Exception {
+        taskThread
+                .submit(
+                        () -> {
+                            work.run();
+                            return null;
+                        })
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
     private Future<?> write(Chunk chunk) {
         return taskThread.submit(
                 () -> {
@@ -240,13 +251,7 @@ class SluiceSinkWriterTest {
         write(chunk(0, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         write(chunk(1, 100)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(producer.flushed()).isFalse();
-        taskThread
-                .submit(
-                        () -> {
-                            writer.flush(false);
-                            return null;
-                        })
-                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        onTaskThread(() -> writer.flush(false));
         // MockProducer.flush completes every pending send.
         assertThat(producer.flushed()).isTrue();
     }
@@ -270,13 +275,7 @@ class SluiceSinkWriterTest {
         assertThat(producer.history()).hasSize(3);
         assertThat(producer.history().get(2).topic()).isEqualTo(TOPIC);
         assertThat(writer.chunksOfFailedJobs()).isEqualTo(2);
-        taskThread
-                .submit(
-                        () -> {
-                            writer.flush(false);
-                            return null;
-                        })
-                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        onTaskThread(() -> writer.flush(false));
     }
 
     @Test
@@ -291,13 +290,7 @@ class SluiceSinkWriterTest {
         // Each failure reaches the task thread through a mail, which sends the job's FAIL.
         for (int mail = 0; mail < 2; mail++) {
             Await.until("a job failure mail is posted", WAIT, () -> !mailbox.mails.isEmpty());
-            taskThread
-                    .submit(
-                            () -> {
-                                mailbox.runOne();
-                                return null;
-                            })
-                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            onTaskThread(() -> mailbox.runOne());
         }
         producer.completeNext();
         producer.completeNext();
