@@ -7,6 +7,7 @@ import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.stream.StreamReaderBuilder;
 import dev.sluice.client.stream.StreamReaderStats;
+import dev.sluice.client.stream.StreamSilentException;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -117,6 +118,9 @@ public final class GenerationReader {
                         first = epochNanos();
                     }
                     bytes += chunk.size();
+                } catch (StreamSilentException silent) {
+                    // A producer killed by the faults figure: its tasks are computed again.
+                    System.err.println(silent.getMessage());
                 }
             }
             return new StreamResult(bytes, nextSeq, first, epochNanos(), reader.stats());

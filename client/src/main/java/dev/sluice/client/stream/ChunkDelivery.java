@@ -39,6 +39,14 @@ final class ChunkDelivery {
     // The hole told last, until a chunk past it comes.
     private ChunkGap currentGap;
 
+    // Silence: how long a stream that began may bring no chunk while the reader waits before it
+    // is told (0: never), since when it has waited with nothing to take (-1: it has not), and
+    // whether this silence was told. Counted from the reader's wait, not the last chunk's
+    // arrival: an application that paused finds the chunks that came meanwhile first.
+    private final long silenceNanos;
+    private long dryNanos = -1;
+    private boolean silenceTold;
+
     // Pacing: the chunk being waited for was not there at its due time.
     private boolean starving;
     private long starvingDueNanos;
@@ -70,10 +78,12 @@ final class ChunkDelivery {
             NanoClock clock,
             long rateBytesPerSecond,
             long startDelayNanos,
+            long silenceNanos,
             int readerIndex,
             int readerCount,
             Consumer<DeliveryProgress> progressListener) {
         this.job = job;
+        this.silenceNanos = silenceNanos;
         this.stream = stream;
         this.source = source;
         this.clock = clock;
@@ -98,6 +108,8 @@ final class ChunkDelivery {
      * This reader's next chunk, once it is due; null if the wait ran out first or the stream ended.
      *
      * @throws StreamGapException once per hole the daemon reported, when this reader waits at it
+     * @throws StreamSilentException once per silence of the stream, begun and not ended, past the
+     *     silence timeout
      */
     StreamChunk acquire(long timeoutNanos) throws IOException {
         if (closed) {
@@ -178,14 +190,30 @@ final class ChunkDelivery {
         long deadline = clock.nanoTime() + Math.max(0, timeoutNanos);
         while (true) {
             tellGap();
-            ChunkSource.Chunk chunk = source.next(Math.max(0, deadline - clock.nanoTime()));
+            long waitStart = clock.nanoTime();
+            long wait = deadline - waitStart;
+            if (watchesSilence()) {
+                // Wakes when the silence is due to be told, if the caller's wait is longer.
+                long dry = dryNanos >= 0 ? dryNanos : waitStart;
+                wait = Math.min(wait, dry + silenceNanos - waitStart);
+            }
+            ChunkSource.Chunk chunk = source.next(Math.max(0, wait));
             if (chunk == null) {
+                if (dryNanos < 0) {
+                    dryNanos = waitStart;
+                }
                 if (takeGaps()) {
                     // A report woke the wait: told above if this reader is at its hole.
                     continue;
                 }
+                tellSilence();
+                if (watchesSilence() && deadline - clock.nanoTime() > 0) {
+                    continue;
+                }
                 return null;
             }
+            dryNanos = -1;
+            silenceTold = false;
             if (chunk.seq() != expectedSeq) {
                 long seq = chunk.seq();
                 chunk.done();
@@ -219,6 +247,24 @@ final class ChunkDelivery {
                 return null;
             }
             progressListener.accept(progress());
+        }
+    }
+
+    /** Whether a silence may still be told: the stream began, has not ended, was not told. */
+    private boolean watchesSilence() {
+        return silenceNanos > 0 && expectedSeq > 0 && !ended && !silenceTold;
+    }
+
+    /**
+     * Throws once when the stream, begun and not ended, brought no chunk while the reader waited
+     * for the silence timeout: its writer may be gone, with no later chunk for the daemon to report
+     * a gap by.
+     */
+    private void tellSilence() throws StreamSilentException {
+        long silent = clock.nanoTime() - dryNanos;
+        if (watchesSilence() && dryNanos >= 0 && silent >= silenceNanos) {
+            silenceTold = true;
+            throw new StreamSilentException(job, stream, expectedSeq, silent);
         }
     }
 

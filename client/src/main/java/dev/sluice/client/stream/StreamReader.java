@@ -96,6 +96,7 @@ public final class StreamReader implements AutoCloseable {
             ChunkSource source,
             long rate,
             long startDelayNanos,
+            long silenceNanos,
             ProgressReporter reporter) {
         this.job = job;
         this.stream = stream;
@@ -111,6 +112,7 @@ public final class StreamReader implements AutoCloseable {
                         NanoClock.SYSTEM,
                         rate,
                         startDelayNanos,
+                        silenceNanos,
                         readerIndex,
                         readerCount,
                         reporter == null ? progress -> {} : reporter::update);

@@ -31,6 +31,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 @PublicEvolving
 public final class StreamReaderBuilder {
+    /** How long a begun stream may be silent before its reader is told, unless set. */
+    static final long DEFAULT_SILENCE_SECONDS = 60;
+
+    static final Duration DEFAULT_SILENCE_TIMEOUT = Duration.ofSeconds(DEFAULT_SILENCE_SECONDS);
+
     private static final int DEFAULT_SLOT_COUNT = 16;
     private static final long DEFAULT_HEAP_BUFFER_BYTES = 256L << 20;
     // Room for a chunk's Arrow IPC framing and its job and stream names beside the payload.
@@ -57,6 +62,7 @@ public final class StreamReaderBuilder {
     private long heapBufferBytes = DEFAULT_HEAP_BUFFER_BYTES;
     // null: one task of the stream at its rate when built from a job spec, else 0.
     private Duration startDelay;
+    private Duration silenceTimeout = DEFAULT_SILENCE_TIMEOUT;
 
     StreamReaderBuilder(BrokerdClient brokerd, String job, String stream) {
         this.brokerd = Objects.requireNonNull(brokerd, "brokerd");
@@ -123,6 +129,21 @@ public final class StreamReaderBuilder {
             throw new IllegalArgumentException("start delay: negative, " + delay);
         }
         this.startDelay = delay;
+        return this;
+    }
+
+    /**
+     * How long a stream that began and has not ended may bring no chunk before {@code acquire}
+     * throws a {@link StreamSilentException}, once per silence: its writer may be gone, killed
+     * mid-stream with no later chunk for the daemon to report a gap by (docs/stream-reader.md,
+     * "Silence"). {@value #DEFAULT_SILENCE_SECONDS} s by default; {@link Duration#ZERO} never
+     * tells.
+     */
+    public StreamReaderBuilder silenceTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("silence timeout: negative, " + timeout);
+        }
+        this.silenceTimeout = timeout;
         return this;
     }
 
@@ -268,6 +289,7 @@ public final class StreamReaderBuilder {
                             source,
                             settings.rate,
                             settings.startDelayNanos,
+                            settings.silenceNanos,
                             reporter);
             if (reporter != null) {
                 // The first record, nothing delivered yet, tells the scheduler that the
@@ -303,7 +325,12 @@ public final class StreamReaderBuilder {
      *     chunks"), from the job spec; 0 without one
      */
     record Settings(
-            String topic, long rate, long slotSize, long startDelayNanos, long chunksPerTask) {}
+            String topic,
+            long rate,
+            long slotSize,
+            long startDelayNanos,
+            long silenceNanos,
+            long chunksPerTask) {}
 
     Settings check() {
         DeliveryProgressCodec.checkName("job", job);
@@ -373,7 +400,12 @@ public final class StreamReaderBuilder {
         }
         long size = slotSize > 0 ? slotSize : roundUp64(chunkSize + SLOT_OVERHEAD);
         return new Settings(
-                chunkTopic, paced, size, startDelayNanos(paced, taskBytes, jobRate), chunksPerTask);
+                chunkTopic,
+                paced,
+                size,
+                startDelayNanos(paced, taskBytes, jobRate),
+                silenceTimeout.toNanos(),
+                chunksPerTask);
     }
 
     /**

@@ -28,7 +28,7 @@ class ChunkDeliveryTest {
     private ChunkDelivery delivery(
             ScriptedSource source, long rate, long startDelay, int index, int count) {
         return new ChunkDelivery(
-                "job-1", "cyan", source, clock, rate, startDelay, index, count, progress::add);
+                "job-1", "cyan", source, clock, rate, startDelay, 0, index, count, progress::add);
     }
 
     /** Acquires and releases every chunk, recording when each was handed out (ms after t0). */
@@ -365,6 +365,70 @@ class ChunkDeliveryTest {
         assertThatThrownBy(() -> delivery.acquire(FOREVER))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("job-1/cyan: chunk 2 came where 1 was due");
+    }
+
+    @Test
+    void aBegunStreamSilentPastTheTimeoutIsToldOnceAndTheReaderWaitsOn() throws IOException {
+        // Unpaced, a 1 s silence timeout: chunks 0 and 1 come at once, then nothing until 5 s.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0);
+        source.add(2, true, 1000, t0 + 5000 * MS);
+        ChunkDelivery delivery =
+                new ChunkDelivery("job-1", "cyan", source, clock, 0, 0, 1000 * MS, 0, 1, p -> {});
+        delivery.acquire(FOREVER).release();
+        delivery.acquire(FOREVER).release();
+
+        assertThatThrownBy(() -> delivery.acquire(FOREVER))
+                .isInstanceOfSatisfying(
+                        StreamSilentException.class,
+                        e -> {
+                            assertThat(e.nextSeq()).isEqualTo(2);
+                            assertThat(e.silentNanos()).isEqualTo(1000 * MS);
+                        })
+                .hasMessageStartingWith(
+                        "stream job-1/cyan brought no chunk for 1000 ms, waiting for chunk 2");
+        // Told when the timeout ran out, however long the caller would have waited.
+        assertThat(clock.nanoTime() - t0).isEqualTo(1000 * MS);
+        // Once per silence: the reader waits on, and gets the chunk when it comes.
+        StreamChunk late = delivery.acquire(FOREVER);
+        assertThat(late.seq()).isEqualTo(2);
+        assertThat(clock.nanoTime() - t0).isEqualTo(5000 * MS);
+        late.release();
+        assertThat(delivery.isEndOfStream()).isTrue();
+    }
+
+    @Test
+    void aStreamNotBegunOrEndedIsNeverSilent() throws IOException {
+        // The first chunk comes at 5 s: before it, the job may not have started.
+        ScriptedSource source = new ScriptedSource(clock).chunks(1, 1000, t0 + 5000 * MS);
+        ChunkDelivery delivery =
+                new ChunkDelivery("job-1", "cyan", source, clock, 0, 0, 1000 * MS, 0, 1, p -> {});
+        delivery.acquire(FOREVER).release();
+        assertThat(delivery.isEndOfStream()).isTrue();
+        assertThat(delivery.acquire(3000 * MS)).isNull();
+        // A short wait returns empty, as before, while the silence is not yet due.
+        ScriptedSource quiet = new ScriptedSource(clock);
+        quiet.add(0, false, 1000, clock.nanoTime());
+        ChunkDelivery shortWait =
+                new ChunkDelivery("job-1", "cyan", quiet, clock, 0, 0, 1000 * MS, 0, 1, p -> {});
+        shortWait.acquire(FOREVER).release();
+        assertThat(shortWait.acquire(300 * MS)).isNull();
+    }
+
+    @Test
+    void anApplicationsOwnPauseIsNoSilence() throws IOException {
+        // Chunk 1 came while the application paused for 10 s: it is taken, not a silence told.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0 + 5000 * MS);
+        source.add(2, true, 1000, t0 + 10_500 * MS);
+        ChunkDelivery delivery =
+                new ChunkDelivery("job-1", "cyan", source, clock, 0, 0, 1000 * MS, 0, 1, p -> {});
+        delivery.acquire(FOREVER).release();
+        clock.advanceTo(t0 + 10_000 * MS);
+        delivery.acquire(FOREVER).release();
+        StreamChunk last = delivery.acquire(FOREVER);
+        assertThat(last.seq()).isEqualTo(2);
+        last.release();
     }
 
     @Test

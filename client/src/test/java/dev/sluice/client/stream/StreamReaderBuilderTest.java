@@ -130,15 +130,17 @@ class StreamReaderBuilderTest {
                 .isEqualTo(
                         "Settings[topic=sluice.chunks.printer-1, rate=4000000, slotSize="
                                 + ((256 << 10) + (64 << 10))
-                                + ", startDelayNanos=262144000, chunksPerTask=4]");
+                                + ", startDelayNanos=262144000, silenceNanos=60000000000,"
+                                + " chunksPerTask=4]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).share(1, 4).check())
                 .hasToString(
                         "Settings[topic=sluice.chunks.printer-1, rate=1000000, slotSize=327680,"
-                                + " startDelayNanos=262144000, chunksPerTask=4]");
+                                + " startDelayNanos=262144000, silenceNanos=60000000000,"
+                                + " chunksPerTask=4]");
         assertThat(StreamReader.builder(BROKERD, JOB, "cyan").partitions(1).noPacing().check())
                 .hasToString(
                         "Settings[topic=sluice.chunks.printer-1, rate=0, slotSize=327680,"
-                                + " startDelayNanos=0, chunksPerTask=4]");
+                                + " startDelayNanos=0, silenceNanos=60000000000, chunksPerTask=4]");
         assertThat(
                         StreamReader.builder(BROKERD, JOB, "magenta")
                                 .partitions(1)
@@ -147,7 +149,8 @@ class StreamReaderBuilderTest {
                                 .check())
                 .hasToString(
                         "Settings[topic=mine, rate=7, slotSize=1114112,"
-                                + " startDelayNanos=149796571428571, chunksPerTask=1]");
+                                + " startDelayNanos=149796571428571, silenceNanos=60000000000,"
+                                + " chunksPerTask=1]");
         assertThat(reader().check().chunksPerTask()).as("no job spec: no task boundaries").isZero();
         assertThatThrownBy(() -> StreamReader.builder(BROKERD, JOB, "yellow").partitions(1).open())
                 .isInstanceOf(IllegalArgumentException.class)
@@ -213,6 +216,16 @@ class StreamReaderBuilderTest {
                                         OptionalLong.of(rate),
                                         256 << 10)));
         return StreamReader.builder(BROKERD, job, "cyan").partitions(1).check().startDelayNanos();
+    }
+
+    @Test
+    void theSilenceTimeoutIsAMinuteUnlessSetAndNeverNegative() {
+        assertThat(cyanFromJob().silenceTimeout(Duration.ZERO).check().silenceNanos()).isZero();
+        assertThat(cyanFromJob().silenceTimeout(Duration.ofSeconds(5)).check().silenceNanos())
+                .isEqualTo(5_000_000_000L);
+        assertThatThrownBy(() -> cyanFromJob().silenceTimeout(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("silence timeout: negative, PT-0.001S");
     }
 
     @Test

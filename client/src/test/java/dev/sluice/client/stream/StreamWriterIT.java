@@ -281,6 +281,28 @@ class StreamWriterIT {
     }
 
     @Test
+    void aWriterThatGoesSilentMidStreamIsToldToItsReaderAfterTheSilenceTimeout() throws Exception {
+        String job = unique("job");
+        String topic = KAFKA.createTopic(PARTITIONS);
+        StreamWriter writer = unbounded(job, topic).open();
+        try (StreamReader reader =
+                reader(StreamReader.builder(brokerd, job, "cyan").topic(topic))
+                        .silenceTimeout(Duration.ofSeconds(1))
+                        .open()) {
+            // Three chunks go out; the writer holds the last byte, which may end the stream.
+            writer.publish(content(0, 3 * 4096 + 1));
+            assertThat(read(reader, 0, 3).seqs()).containsExactly(0L, 1L, 2L);
+            // The writer stops as a killed one would: no end, no later chunk to report a gap by.
+            assertThatThrownBy(() -> reader.acquire(WAIT))
+                    .isInstanceOfSatisfying(
+                            StreamSilentException.class, e -> assertThat(e.nextSeq()).isEqualTo(3))
+                    .hasMessageContaining("waiting for chunk 3: its writer may be gone");
+        } finally {
+            writer.close();
+        }
+    }
+
+    @Test
     void anEmptyStreamEndsWithAnEmptyChunk() throws Exception {
         String job = unique("job");
         String topic = KAFKA.createTopic(PARTITIONS);

@@ -3,12 +3,15 @@ package dev.sluice.examples.printing;
 import dev.sluice.client.stream.StreamChunk;
 import dev.sluice.client.stream.StreamReader;
 import dev.sluice.client.stream.StreamReaderStats;
+import dev.sluice.client.stream.StreamSilentException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The printer side of one colour channel: reads its stream to the end at the job's constant speed,
@@ -17,6 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * raster for the PNG. The demo's channels and the cluster's print heads read with it.
  */
 public final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelReceiver.class);
+
     private static final Duration POLL = Duration.ofMillis(200);
 
     /** What one channel received. */
@@ -85,6 +90,10 @@ public final class ChannelReceiver implements Callable<ChannelReceiver.Result> {
                         first = System.nanoTime();
                     }
                     accept(chunk.payload(), digest);
+                } catch (StreamSilentException silent) {
+                    // A producer may be lost: the scheduler computes its tasks again, and the
+                    // print head waits on for them, up to its own timeout.
+                    LOG.warn("{}", silent.getMessage());
                 }
             }
             stats = reader.stats();
