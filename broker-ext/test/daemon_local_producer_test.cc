@@ -41,18 +41,23 @@ class DaemonLocalProducerTest : public DaemonConnectionTest {
     StartGrantingTheTopic();
   }
 
-  // Starts the daemon; the peer may write kTopic only.
+  // Starts the daemon; the peer may read and produce to kTopic only.
   void StartGrantingTheTopic(std::vector<std::string> extra = {}) {
+    const std::string grant = "uid=" + std::to_string(::geteuid()) + ":" + kTopic;
     extra.insert(extra.begin(),
-                 {"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+                 {"-X", "sluice.allowed.topics=" + grant, "-X", "sluice.produce.topics=" + grant});
     StartDaemon(std::move(extra));
   }
 
   // Starts the daemon again with `extra`.
   void RestartGrantingTheTopic(std::vector<std::string> extra) {
+    StopTheDaemon();
+    StartGrantingTheTopic(std::move(extra));
+  }
+
+  void StopTheDaemon() {
     ::kill(daemon_, SIGKILL);
     ::waitpid(daemon_, nullptr, 0);
-    StartGrantingTheTopic(std::move(extra));
   }
 
   // A producer's segment in the test's folder, as a SluiceSink's local channel makes one.
@@ -372,6 +377,27 @@ TEST_F(DaemonLocalProducerTest, ATopicNotGrantedIsRefused) {
   ASSERT_TRUE(error.has_value()) << Log();
   EXPECT_EQ(error->code, p::ErrorCode::kNotAuthorized);
   EXPECT_NE(error->message.find("sluice.chunks.elsewhere"), std::string::npos) << error->message;
+  EXPECT_EQ(segment->attached_readers(), 0u) << "refused before the segment is opened";
+}
+
+// A read grant is no write grant: a peer that may read the topic produces to it only when
+// sluice.produce.topics grants it (docs/brokerd.md, "Security model").
+TEST_F(DaemonLocalProducerTest, ATopicGrantedForReadingOnlyIsRefused) {
+  StopTheDaemon();
+  StartDaemon({"-X", "sluice.allowed.topics=uid=" + std::to_string(::geteuid()) + ":" + kTopic});
+  auto segment = ProducerSegment("producer.seg");
+  ASSERT_NE(segment, nullptr);
+  auto peer = Connect();
+  ASSERT_NE(Subscribe(*peer), nullptr) << "it reads the topic";
+
+  const std::optional<p::ErrorMessage> error = ErrorIn(Offer(*peer, kTopic, segment->path()));
+  ASSERT_TRUE(error.has_value()) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kNotAuthorized);
+  EXPECT_EQ(error->message, "topic " + std::string(kTopic) + ": uid " +
+                                std::to_string(::geteuid()) + " (gid " +
+                                std::to_string(::getegid()) +
+                                ") may not produce to it through this daemon "
+                                "(sluice.produce.topics)");
   EXPECT_EQ(segment->attached_readers(), 0u) << "refused before the segment is opened";
 }
 
