@@ -429,5 +429,41 @@ TEST_F(DaemonLocalProducerTest, AMalformedObjectEndsTheProducerWithAnErrorNaming
   EXPECT_EQ(ChunksThrough(*reader, 1), Expected(1));
 }
 
+// A producer may truncate its own segment's file under the daemon's mapping, which ended the
+// daemon by SIGBUS at its next look at the segment: now it ends that producer alone, with an
+// ERROR, while the daemon goes on serving another producer's reader (docs/brokerd.md, "Local
+// producers").
+TEST_F(DaemonLocalProducerTest, AProducerThatTruncatesItsSegmentEndsAloneWithAnError) {
+  auto subscriber = Connect();
+  auto reader = Subscribe(*subscriber);
+  ASSERT_NE(reader, nullptr);
+  auto truncating = ProducerSegment("truncating.seg");
+  ASSERT_NE(truncating, nullptr);
+  auto producer = Connect();
+  const uint64_t id = StartProducing(*producer, truncating->path());
+  ASSERT_GE(id, 1u);
+  auto other = ProducerSegment("other.seg");
+  ASSERT_NE(other, nullptr);
+  auto live = Connect();
+  ASSERT_GE(StartProducing(*live, other->path()), 1u);
+  Publish(*other, {0, 1});
+
+  // The header page stays, which the test's own writer's heartbeat writes; the lanes and slots,
+  // which the daemon reads and writes, go.
+  const std::string path = truncating->path();
+  const auto size = static_cast<off_t>(std::filesystem::file_size(path));
+  ASSERT_EQ(::truncate(path.c_str(), 4096), 0) << std::strerror(errno);
+  const std::optional<p::ErrorMessage> error = ErrorIn(producer->Receive());
+  // Back to its size before the writer, which looks at its lanes when it closes, is destroyed.
+  ASSERT_EQ(::truncate(path.c_str(), size), 0) << std::strerror(errno);
+  ASSERT_TRUE(error.has_value()) << "the daemon died: " << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_EQ(error->subscription_id, id);
+  EXPECT_NE(error->message.find("truncated"), std::string::npos) << error->message;
+
+  Publish(*other, {2});
+  EXPECT_EQ(ChunksThrough(*reader, 2), Expected(2));
+}
+
 }  // namespace
 }  // namespace sluice::brokerd

@@ -55,7 +55,7 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(int fd, const std::st
     close(fd);
     return Status::BadField("file_size", size, "a segment is at least 4096 bytes");
   }
-  auto mapping = Mapping::Map(fd, size);
+  auto mapping = options.guard_truncation ? Mapping::MapGuarded(fd, size) : Mapping::Map(fd, size);
   close(fd);
   if (!mapping.ok()) return mapping.status();
   SLUICE_ASSIGN_OR_RETURN(auto header, ValidateHeader(mapping->data(), size));

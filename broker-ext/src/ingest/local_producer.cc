@@ -300,8 +300,12 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
          {"reason", detail}});
     return refuse(fd.status());
   }
-  // The doorbell too is the name's in the folder, NAME.bell.
-  auto reader = SegmentReader::Open(*fd, segment_path);
+  // The producer may truncate its file under the mapping; guarded, that ends this producer rather
+  // than the daemon by SIGBUS (docs/brokerd.md, "Local producers"). The doorbell too is the
+  // name's in the folder, NAME.bell.
+  ReaderOptions options;
+  options.guard_truncation = true;
+  auto reader = SegmentReader::Open(*fd, segment_path, options);
   if (!reader.ok()) return refuse(reader.status());
   const SegmentHeader& header = (*reader)->header();
   if (header.kind != ObjectKind::kChunks) {
@@ -345,10 +349,24 @@ void LocalProducer::Stop() {
 void LocalProducer::Run() {
   SegmentReader& reader = *attachment_->reader;
   const std::string who = Describe(id_, attachment_->segment_path);
+  auto fail = [&](const std::string& message) {
+    Log(LogLevel::kError, "local_producer_failed",
+        {{"producer", std::to_string(id_)}, {"error", message}});
+    if (on_failure_) on_failure_(message);
+  };
+  // Truncated, the segment reads as zeros from then on, whatever Next or RouteObject made of
+  // them; the chunks routed before view zeros where their payload was, as if the producer had
+  // written them (docs/brokerd.md, "Local producers").
+  auto truncated = [&] {
+    if (!reader.truncated()) return false;
+    fail(who + ": its file was truncated under the daemon's mapping; the producer ends");
+    return true;
+  };
   for (;;) {
     // Once asked to stop, only what is published already is taken.
     const bool stopping = stop_.load(std::memory_order_acquire);
     auto object = reader.Next(stopping ? std::chrono::nanoseconds(0) : kPollWait);
+    if (truncated()) break;
     if (!object.ok()) {
       const StatusCode code = object.status().code();
       if (code == StatusCode::kTimedOut) {
@@ -364,13 +382,11 @@ void LocalProducer::Run() {
         if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment("writer_dead");
         break;
       }
-      const std::string message = who + ": " + object.status().ToString();
-      Log(LogLevel::kError, "local_producer_failed",
-          {{"producer", std::to_string(id_)}, {"error", message}});
-      if (on_failure_) on_failure_(message);
+      fail(who + ": " + object.status().ToString());
       break;
     }
     Status routed = RouteObject(*object);
+    if (truncated()) break;
     if (!routed.ok()) {
       counters_.malformed.Add();
       (void)reader.Release(*object);

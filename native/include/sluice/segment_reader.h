@@ -37,6 +37,11 @@ struct ReaderOptions {
   // with kTimedOut, rather than stall the reader's thread for as long as the writer pleases.
   bool doorbell = true;
   IdleStrategy::Options idle;
+  // Map the file with Mapping::MapGuarded: a writer the reader does not trust (a daemon reading a
+  // producer's segment, docs/brokerd.md, "Local producers") may truncate its file, which would
+  // kill the reader with SIGBUS at its next access; guarded, the segment reads as zeros from
+  // then on, which no object or lane state passes for long, and truncated() says why.
+  bool guard_truncation = false;
 };
 
 class SLUICE_EXPORT SegmentReader {
@@ -76,6 +81,9 @@ class SLUICE_EXPORT SegmentReader {
   uint32_t lane() const { return lane_; }
   // The file mapped, from fstat of the descriptor Open mapped.
   const FileIdentity& file() const { return file_; }
+  // ReaderOptions::guard_truncation: the file was truncated under the mapping, which reads as
+  // zeros from then on; whatever Next or an object's bytes said since is none of the writer's.
+  bool truncated() const { return mapping_.truncated(); }
 
  private:
   SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
