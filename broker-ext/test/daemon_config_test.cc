@@ -173,6 +173,51 @@ TEST_F(DaemonConfigTest, TopicRulesGrantTheirTopicsAndLetTheirPeersConnect) {
   EXPECT_EQ(acl.Refusal(4000, 3000, "payments"), std::nullopt);
 }
 
+// A read grant is no write grant: PRODUCE is judged by sluice.produce.topics alone, whose uids and
+// gids may connect too; unset, it grants the daemon's own uid every topic only while no read
+// setting is set, as the configuration without grants always let it (docs/brokerd.md, "Security
+// model").
+TEST_F(DaemonConfigTest, ProducingIsGrantedApartFromReading) {
+  auto none = Parse({"--bootstrap-servers", "b:1", "--socket", "/s"});
+  ASSERT_OK(none);
+  EXPECT_EQ(none->produce_acl.Refusal(::geteuid(), 1, "sluice.chunks.any"), std::nullopt);
+  EXPECT_NE(none->produce_acl.Refusal(::geteuid() + 1, 1, "sluice.chunks.any"), std::nullopt);
+
+  const uid_t reader = ::geteuid() + 1;
+  for (const std::string& reads : {"sluice.allowed.topics=uid=" + std::to_string(reader) + ":*",
+                                   "sluice.allowed.uids=" + std::to_string(reader),
+                                   "sluice.allowed.uids=" + std::to_string(::geteuid())}) {
+    SCOPED_TRACE(reads);
+    auto config = Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", reads});
+    ASSERT_OK(config);
+    for (const uid_t uid : {reader, ::geteuid()}) {
+      EXPECT_NE(config->produce_acl.Refusal(uid, 1, "sluice.chunks.any"), std::nullopt)
+          << "uid " << uid << " may read, and produce nothing";
+    }
+  }
+
+  auto granted =
+      Parse({"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.allowed.uids=1000", "-X",
+             "sluice.produce.topics=uid=1001:sluice.chunks.*;gid=3000:sluice.chunks.a"});
+  ASSERT_OK(granted);
+  const TopicAcl& produce = granted->produce_acl;
+  EXPECT_EQ(produce.Refusal(1001, 5, "sluice.chunks.b"), std::nullopt);
+  EXPECT_NE(produce.Refusal(1001, 5, "orders"), std::nullopt);
+  EXPECT_EQ(produce.Refusal(7, 3000, "sluice.chunks.a"), std::nullopt);
+  EXPECT_NE(produce.Refusal(1000, 5, "sluice.chunks.a"), std::nullopt) << "a reader of every topic";
+  EXPECT_NE(granted->topic_acl.Refusal(1001, 5, "sluice.chunks.b"), std::nullopt)
+      << "a producer reads nothing for it";
+  EXPECT_EQ(granted->allowed_uids, (std::vector<uid_t>{1000, 1001})) << "producers connect";
+  EXPECT_EQ(granted->allowed_gids, std::vector<gid_t>{3000});
+
+  auto bad = Parse(
+      {"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.produce.topics=uid=1001"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("sluice.produce.topics: rule \"uid=1001\""),
+            std::string::npos)
+      << bad.status().message();
+}
+
 // Each bad rule stops the daemon naming sluice.allowed.topics and the rule.
 TEST_F(DaemonConfigTest, BadTopicRulesAreRefusedNamingThePropertyAndTheRule) {
   const std::string too_long = "uid=1:" + std::string(250, 'a');

@@ -68,6 +68,10 @@ TEST(TopicAcl, TheRefusalNamesTheTopicThePeerAndTheSetting) {
   EXPECT_EQ(acl.Refusal(1002, 1003, "payments"),
             "topic payments: uid 1002 (gid 1003) may not read it through this daemon "
             "(sluice.allowed.topics)");
+  const TopicAcl produce(Rules("uid=1001:orders"), TopicAcl::Access::kProduce);
+  EXPECT_EQ(produce.Refusal(1002, 1003, "payments"),
+            "topic payments: uid 1002 (gid 1003) may not produce to it through this daemon "
+            "(sluice.produce.topics)");
 }
 
 }  // namespace

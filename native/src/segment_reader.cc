@@ -18,20 +18,14 @@ namespace ln = layout::lane;
 namespace s = layout::slot;
 using fields::Atomic;
 
-// Opens the file, waiting up to `timeout` for it to appear; `no_follow` refuses a symbolic link.
-Result<int> OpenWhenPresent(const std::string& path, std::chrono::nanoseconds timeout,
-                            bool no_follow) {
+// Opens the file read-write, waiting up to `timeout` for it to appear.
+Result<int> OpenWhenPresent(const std::string& path, std::chrono::nanoseconds timeout) {
   const uint64_t deadline = internal::DeadlineAfter(timeout);
   IdleStrategy backoff(
       IdleStrategy::Options{0, 0, std::chrono::microseconds(100), std::chrono::milliseconds(10)});
   for (;;) {
-    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd >= 0) return fd;
-    if (errno == ELOOP && no_follow) {
-      return Status::InvalidArgument(path +
-                                     " is a symbolic link: a segment whose owner is checked "
-                                     "must be named by its own path");
-    }
     if (errno != ENOENT || MonotonicNanos() >= deadline) {
       return Status::FromErrno("open " + path, errno);
     }
@@ -39,45 +33,29 @@ Result<int> OpenWhenPresent(const std::string& path, std::chrono::nanoseconds ti
   }
 }
 
-// ReaderOptions::owner_uid: the file the descriptor refers to is a regular file of that uid.
-Status CheckOwner(const std::string& path, const struct stat& info, uid_t expected) {
-  if (!S_ISREG(info.st_mode)) {
-    return Status::InvalidArgument(path + " is not a regular file");
-  }
-  if (info.st_uid != expected) {
-    return Status::InvalidArgument(path + " is owned by uid " + std::to_string(info.st_uid) +
-                                   ", not by uid " + std::to_string(expected) +
-                                   " that it must belong to");
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(const std::string& name,
                                                            const ReaderOptions& options) {
   const std::string path = SegmentPath(name);
-  SLUICE_ASSIGN_OR_RETURN(
-      const int fd, OpenWhenPresent(path, options.open_timeout, options.owner_uid.has_value()));
+  SLUICE_ASSIGN_OR_RETURN(const int fd, OpenWhenPresent(path, options.open_timeout));
+  return Open(fd, path, options);
+}
+
+Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(int fd, const std::string& path,
+                                                           const ReaderOptions& options) {
   struct stat info {};
   if (fstat(fd, &info) != 0) {
     const int err = errno;
     close(fd);
     return Status::FromErrno("stat " + path, err);
   }
-  if (options.owner_uid.has_value()) {
-    Status owner = CheckOwner(path, info, *options.owner_uid);
-    if (!owner.ok()) {
-      close(fd);
-      return owner;
-    }
-  }
   const auto size = static_cast<uint64_t>(info.st_size);
   if (size < layout::kMinFileSize) {
     close(fd);
     return Status::BadField("file_size", size, "a segment is at least 4096 bytes");
   }
-  auto mapping = Mapping::Map(fd, size);
+  auto mapping = options.guard_truncation ? Mapping::MapGuarded(fd, size) : Mapping::Map(fd, size);
   close(fd);
   if (!mapping.ok()) return mapping.status();
   SLUICE_ASSIGN_OR_RETURN(auto header, ValidateHeader(mapping->data(), size));

@@ -375,10 +375,10 @@ bool ControlServer::CloseNamed(Connection& connection, uint64_t id) {
 
 void ControlServer::Produce(Connection& connection, uint64_t request_id,
                             const protocol::Produce& request) {
-  // A producer writes only the chunk topics its grants match, as a reader reads
-  // (docs/brokerd.md, "Security model").
+  // A producer writes only the chunk topics its produce grants match: a grant to read a topic is
+  // none to write into its readers' streams (docs/brokerd.md, "Security model").
   if (std::optional<std::string> refusal =
-          config_.topic_acl.Refusal(connection.peer.uid, connection.peer.gid, request.topic)) {
+          config_.produce_acl.Refusal(connection.peer.uid, connection.peer.gid, request.topic)) {
     SendError(connection, request_id, 0, ErrorCode::kNotAuthorized, *refusal);
     return;
   }

@@ -142,6 +142,10 @@ Status Apply(DaemonConfig& config, std::string_view key, std::string_view value)
     Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
     if (!rules.ok()) return rules.status();
     config.topic_acl = TopicAcl(rules.MoveValue());
+  } else if (key == "sluice.produce.topics") {
+    Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
+    if (!rules.ok()) return rules.status();
+    config.produce_grants = rules.MoveValue();
   } else if (key == "sluice.access.group") {
     Result<gid_t> gid = Group(key, value);
     if (!gid.ok()) return gid.status();
@@ -219,8 +223,9 @@ Status ApplyFile(DaemonConfig& config, const std::string& path, std::string_view
 }
 
 // The one model of docs/brokerd.md, "Security model": sluice.allowed.uids / gids grant every
-// topic, sluice.allowed.topics' rules some, the daemon's own uid every one when none is set; and
-// the socket lets in whoever a grant names.
+// topic, sluice.allowed.topics' rules some, the daemon's own uid every one when none is set;
+// sluice.produce.topics grants producing, unset the daemon's own uid every topic when no read
+// setting is set either; and the socket lets in whoever a grant of either names.
 Status Authorize(DaemonConfig& config) {
   std::vector<TopicGrant> grants = config.topic_acl.grants();
   for (const TopicGrant& rule : grants) {
@@ -244,8 +249,16 @@ Status Authorize(DaemonConfig& config) {
   for (const gid_t gid : config.allowed_gids) {
     grants.push_back({TopicGrant::Who::kGid, gid, every_topic});
   }
-  if (grants.empty()) grants.push_back({TopicGrant::Who::kUid, ::geteuid(), every_topic});
-  for (const TopicGrant& grant : grants) {
+  const TopicGrant own_uid{TopicGrant::Who::kUid, ::geteuid(), every_topic};
+  // Unset, producing is what it was in a configuration without grants, where the daemon's own uid
+  // may do everything: the daemon's uid produces to every topic; a configuration that grants
+  // reads grants no writes with them.
+  std::vector<TopicGrant> produce_grants = config.produce_grants.value_or(
+      grants.empty() ? std::vector{own_uid} : std::vector<TopicGrant>{});
+  if (grants.empty()) grants.push_back(own_uid);
+  std::vector<TopicGrant> everyone = grants;
+  everyone.insert(everyone.end(), produce_grants.begin(), produce_grants.end());
+  for (const TopicGrant& grant : everyone) {
     if (grant.who == TopicGrant::Who::kUid) {
       if (std::ranges::find(config.allowed_uids, grant.id) == config.allowed_uids.end()) {
         config.allowed_uids.push_back(grant.id);
@@ -255,6 +268,7 @@ Status Authorize(DaemonConfig& config) {
     }
   }
   config.topic_acl = TopicAcl(std::move(grants));
+  config.produce_acl = TopicAcl(std::move(produce_grants), TopicAcl::Access::kProduce);
   return Status::OK();
 }
 

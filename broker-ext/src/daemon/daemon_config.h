@@ -41,10 +41,17 @@ struct DaemonConfig {
   // uid or gid, and reads the topics those grants match. sluice.allowed.uids / gids grant every
   // topic (what they always meant), sluice.allowed.topics grants some; with none of the three,
   // the daemon's own uid reads every topic. Once parsed, `allowed_uids` and `allowed_gids` hold
-  // every uid and gid a grant names, which is what the socket lets in.
+  // every uid and gid a grant names, to read or to produce, which is what the socket lets in.
   std::vector<uid_t> allowed_uids;  // sluice.allowed.uids, comma-separated
   std::vector<gid_t> allowed_gids;  // sluice.allowed.gids
   TopicAcl topic_acl;               // sluice.allowed.topics, then the grants above
+  // The topics a peer may produce to (PRODUCE), granted apart from reading: a read grant is no
+  // write grant (docs/brokerd.md, "Security model"). Unset, the daemon's own uid may produce to
+  // every topic as long as none of the three read settings is set either, which keeps the
+  // configuration without grants what it was; once any is, nobody produces without a grant
+  // here. Its uids and gids may connect too.
+  std::optional<std::vector<TopicGrant>> produce_grants;  // sluice.produce.topics, while parsing
+  TopicAcl produce_acl{{}, TopicAcl::Access::kProduce};   // what they grant, once parsed
   // The group whose members may open the socket and the segments too (docs/brokerd.md, "Security
   // model"): the socket 0660, the folders the daemon creates for it 0710, segments and doorbells
   // 0660, all that group's. None: the daemon's uid alone (0600, 0700). The daemon must be a

@@ -123,9 +123,11 @@ std::optional<std::string> TopicAcl::Refusal(uid_t uid, gid_t gid, std::string_v
            grant.pattern.Matches(topic);
   });
   if (granted) return std::nullopt;
+  const bool read = access_ == Access::kRead;
   return "topic " + std::string(topic) + ": " + Principal(TopicGrant::Who::kUid, uid) + " (" +
-         Principal(TopicGrant::Who::kGid, gid) +
-         ") may not read it through this daemon (sluice.allowed.topics)";
+         Principal(TopicGrant::Who::kGid, gid) + ") may not " +
+         (read ? "read it" : "produce to it") + " through this daemon (" +
+         (read ? "sluice.allowed.topics" : "sluice.produce.topics") + ")";
 }
 
 }  // namespace sluice::brokerd

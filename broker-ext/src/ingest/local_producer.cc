@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -31,7 +32,8 @@ namespace sluice::brokerd {
 // chunks' records view stays alive, until the last chunk is gone.
 struct LocalProducer::Attachment {
   std::unique_ptr<SegmentReader> reader;
-  std::string segment_path;
+  std::string segment_path;  // the segment folder's path, then the name
+  std::string segment_name;  // in the segment folder
   uid_t owner_uid;
   std::string topic;
   std::string segment_dir;
@@ -126,16 +128,57 @@ class SegmentFolder {
   int error_;
 };
 
-// The name of `path` in `folder`, when `path` is a file directly in it: a producer may name any
-// of its files in PRODUCE, and the daemon removes only what is in the segment folder.
-std::optional<std::string> NameIn(std::string_view folder, std::string_view path) {
+// The name of `path` in `folder`, when `path` names a file directly in it by a name as segments
+// have (docs/brokerd.md, "Segment names": [A-Za-z0-9._-], not `.` or `..`). A producer's segment
+// must be such a name in the segment folder: the daemon, often root, then opens and removes only
+// files of that folder, by name through the folder's descriptor, and follows no path the
+// producer chose (docs/brokerd.md, "Local producers").
+Result<std::string> NameIn(std::string_view folder, std::string_view path) {
   while (folder.size() > 1 && folder.back() == '/') folder.remove_suffix(1);
-  if (!path.starts_with(folder) || path.size() <= folder.size() + 1 || path[folder.size()] != '/') {
-    return std::nullopt;
+  const auto refuse = [&] {
+    return Status::InvalidArgument("a producer's segment must be named by the segment folder " +
+                                   std::string(folder) +
+                                   " (sluice.segment.dir), a slash and a name of [A-Za-z0-9._-]");
+  };
+  if (!path.starts_with(folder) || path.size() <= folder.size() || path[folder.size()] != '/') {
+    return refuse();
   }
   const std::string_view name = path.substr(folder.size() + 1);
-  if (name.find('/') != std::string_view::npos || name == "." || name == "..") return std::nullopt;
+  if (name == "." || name == ".." || !protocol::CheckName("name", name, 1, NAME_MAX).ok()) {
+    return refuse();
+  }
   return std::string(name);
+}
+
+// Opens the producer's segment `name` in the segment folder open at `folder` for its reader
+// (read-write: a reader writes its lane's words), refusing anything but a regular file of
+// `owner_uid`: opened by name in the folder without following a link, the checks on the very
+// descriptor then mapped, so no file can be swapped in between. What is wrong is told apart in
+// `detail` only, for the daemon's log; the peer is told the one refusal NotYours, so that the
+// daemon, often root, tells it nothing of files it could not look at itself (which exist, which
+// are another's or no file).
+Result<int> OpenOwnSegment(int folder, const std::string& name, uid_t owner_uid,
+                           std::string& detail) {
+  const auto not_yours = [&name] {
+    return Status::InvalidArgument("no segment of yours named " + name + " in the segment folder");
+  };
+  const int fd = ::openat(folder, name.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    detail = std::string("openat: ") + std::strerror(errno);
+    return not_yours();
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    detail = std::string("fstat: ") + std::strerror(errno);
+  } else if (!S_ISREG(info.st_mode)) {
+    detail = "not a regular file";
+  } else if (info.st_uid != owner_uid) {
+    detail = "owned by uid " + std::to_string(info.st_uid);
+  } else {
+    return fd;
+  }
+  ::close(fd);
+  return not_yours();
 }
 
 // Whether the producer segment open at `fd` (a regular file of `size` bytes) has lost its
@@ -241,12 +284,28 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
     return Status(status.code(),
                   "cannot read the producer segment " + segment_path + ": " + status.message());
   };
-  if (segment_path.empty() || segment_path.front() != '/') {
-    return refuse(Status::InvalidArgument("the path must be absolute"));
+  Result<std::string> name = NameIn(segment_dir, segment_path);
+  if (!name.ok()) return refuse(name.status());
+  const SegmentFolder folder(segment_dir);
+  if (folder.fd() < 0) {
+    return refuse(Status::FromErrno("open the segment folder " + segment_dir, folder.error()));
   }
+  std::string detail;
+  Result<int> fd = OpenOwnSegment(folder.fd(), *name, owner_uid, detail);
+  if (!fd.ok()) {
+    Log(LogLevel::kWarn, "producer_segment_refused",
+        {{"producer", std::to_string(id)},
+         {"segment", segment_path},
+         {"uid", std::to_string(owner_uid)},
+         {"reason", detail}});
+    return refuse(fd.status());
+  }
+  // The producer may truncate its file under the mapping; guarded, that ends this producer rather
+  // than the daemon by SIGBUS (docs/brokerd.md, "Local producers"). The doorbell too is the
+  // name's in the folder, NAME.bell.
   ReaderOptions options;
-  options.owner_uid = owner_uid;
-  auto reader = SegmentReader::Open(segment_path, options);
+  options.guard_truncation = true;
+  auto reader = SegmentReader::Open(*fd, segment_path, options);
   if (!reader.ok()) return refuse(reader.status());
   const SegmentHeader& header = (*reader)->header();
   if (header.kind != ObjectKind::kChunks) {
@@ -255,8 +314,9 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
     return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
-  auto attachment = std::make_shared<Attachment>(Attachment{
-      reader.MoveValue(), segment_path, owner_uid, std::move(topic), std::move(segment_dir)});
+  auto attachment =
+      std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, *std::move(name),
+                                              owner_uid, std::move(topic), std::move(segment_dir)});
   std::unique_ptr<LocalProducer> producer(
       new LocalProducer(id, std::move(attachment), router, counters, std::move(on_failure)));
   producer->thread_ = std::thread([p = producer.get()] { p->Run(); });
@@ -289,10 +349,24 @@ void LocalProducer::Stop() {
 void LocalProducer::Run() {
   SegmentReader& reader = *attachment_->reader;
   const std::string who = Describe(id_, attachment_->segment_path);
+  auto fail = [&](const std::string& message) {
+    Log(LogLevel::kError, "local_producer_failed",
+        {{"producer", std::to_string(id_)}, {"error", message}});
+    if (on_failure_) on_failure_(message);
+  };
+  // Truncated, the segment reads as zeros from then on, whatever Next or RouteObject made of
+  // them; the chunks routed before view zeros where their payload was, as if the producer had
+  // written them (docs/brokerd.md, "Local producers").
+  auto truncated = [&] {
+    if (!reader.truncated()) return false;
+    fail(who + ": its file was truncated under the daemon's mapping; the producer ends");
+    return true;
+  };
   for (;;) {
     // Once asked to stop, only what is published already is taken.
     const bool stopping = stop_.load(std::memory_order_acquire);
     auto object = reader.Next(stopping ? std::chrono::nanoseconds(0) : kPollWait);
+    if (truncated()) break;
     if (!object.ok()) {
       const StatusCode code = object.status().code();
       if (code == StatusCode::kTimedOut) {
@@ -308,13 +382,11 @@ void LocalProducer::Run() {
         if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment("writer_dead");
         break;
       }
-      const std::string message = who + ": " + object.status().ToString();
-      Log(LogLevel::kError, "local_producer_failed",
-          {{"producer", std::to_string(id_)}, {"error", message}});
-      if (on_failure_) on_failure_(message);
+      fail(who + ": " + object.status().ToString());
       break;
     }
     Status routed = RouteObject(*object);
+    if (truncated()) break;
     if (!routed.ok()) {
       counters_.malformed.Add();
       (void)reader.Release(*object);
@@ -351,18 +423,14 @@ void LocalProducer::RemoveDeadWritersSegment(const char* cause) {
          {"cause", cause},
          {"reason", reason}});
   };
-  const std::optional<std::string> name = NameIn(attachment_->segment_dir, path);
-  if (!name) {
-    kept("not a file of the segment folder " + attachment_->segment_dir);
-    return;
-  }
+  const std::string& name = attachment_->segment_name;
   const SegmentFolder folder(attachment_->segment_dir);
   if (folder.fd() < 0) {
     kept("open " + attachment_->segment_dir + ": " + std::strerror(folder.error()));
     return;
   }
   const FileIdentity& mapped = attachment_->reader->file();
-  const Removal segment = RemoveUnless(folder.fd(), *name, [&mapped](const struct stat& info) {
+  const Removal segment = RemoveUnless(folder.fd(), name, [&mapped](const struct stat& info) {
     return FileIdentity{info.st_dev, info.st_ino} == mapped
                ? std::nullopt
                : std::optional<std::string>("the path names another file than the segment read");
@@ -376,7 +444,7 @@ void LocalProducer::RemoveDeadWritersSegment(const char* cause) {
   Log(LogLevel::kInfo, "dead_producer_segment_removed",
       {{"producer", std::to_string(id_)}, {"segment", path}, {"cause", cause}});
   // Only once the segment was the dead writer's: its doorbell shares its name.
-  const Removal bell = RemoveDoorbell(folder.fd(), *name, attachment_->owner_uid);
+  const Removal bell = RemoveDoorbell(folder.fd(), name, attachment_->owner_uid);
   if (bell.kind == Removal::kKept) {
     Log(LogLevel::kInfo, "dead_producer_doorbell_kept",
         {{"producer", std::to_string(id_)}, {"doorbell", path + ".bell"}, {"reason", bell.reason}});

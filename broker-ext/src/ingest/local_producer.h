@@ -54,10 +54,13 @@ class LocalProducer {
   // How long the thread waits for an object before it looks whether it is asked to stop.
   static constexpr std::chrono::milliseconds kPollWait{100};
 
-  // Opens `segment_path` (absolute; a regular file of `owner_uid`, not a symbolic link), checks it
-  // is a CHUNKS segment of the CHUNKS schema, attaches a lane and starts taking objects.
-  // `segment_dir` is the segment folder: only a segment directly in it is ever removed.
-  // kInvalidArgument names the path and what is wrong; kNoFreeLane when every lane is taken.
+  // Opens `segment_path`, which must be `segment_dir` (the segment folder), a slash and a name of
+  // [A-Za-z0-9._-], by that name in the folder without following a link; checks it is a regular
+  // file of `owner_uid` and a CHUNKS segment of the CHUNKS schema, attaches a lane and starts
+  // taking objects. kInvalidArgument names the path and what is wrong, except that a file the
+  // peer may not hand over (missing, another's, no regular file, a link) is refused in one and
+  // the same words, the difference logged only (producer_segment_refused); kNoFreeLane when
+  // every lane is taken.
   static Result<std::unique_ptr<LocalProducer>> Start(uint64_t id, const std::string& segment_path,
                                                       uid_t owner_uid, std::string topic,
                                                       std::string segment_dir,
@@ -86,8 +89,8 @@ class LocalProducer {
   LocalProducer(uint64_t id, std::shared_ptr<Attachment> attachment, LocalChunkRouter& router,
                 LocalProducerCounters counters, OnFailure on_failure);
   void Run();
-  // Removes the segment file of a writer that died (or whose connection ended: `cause`), if it is
-  // in the segment folder and its name there still names the file mapped, then its doorbell
+  // Removes the segment file of a writer that died (or whose connection ended: `cause`), if its
+  // name in the segment folder still names the file mapped, then its doorbell
   // socket if it is one of the producer's user; logs dead_producer_segment_removed or
   // dead_producer_segment_kept with the reason (and dead_producer_doorbell_kept when the socket
   // stays). Once only.

@@ -37,11 +37,11 @@ struct ReaderOptions {
   // with kTimedOut, rather than stall the reader's thread for as long as the writer pleases.
   bool doorbell = true;
   IdleStrategy::Options idle;
-  // When set, Open refuses a file owned by another uid, a symbolic link and anything but a
-  // regular file (kInvalidArgument): a daemon reading a segment a client named checks the file
-  // belongs to that client (docs/brokerd.md, "Local producers"). Checked on the descriptor it
-  // maps, so the file cannot be swapped between the check and the mapping.
-  std::optional<uid_t> owner_uid;
+  // Map the file with Mapping::MapGuarded: a writer the reader does not trust (a daemon reading a
+  // producer's segment, docs/brokerd.md, "Local producers") may truncate its file, which would
+  // kill the reader with SIGBUS at its next access; guarded, the segment reads as zeros from
+  // then on, which no object or lane state passes for long, and truncated() says why.
+  bool guard_truncation = false;
 };
 
 class SLUICE_EXPORT SegmentReader {
@@ -51,6 +51,13 @@ class SLUICE_EXPORT SegmentReader {
   // Maps /dev/shm/NAME (or the path NAME, when it starts with '/'), validates its header and
   // attaches to a free lane (kNoFreeLane when every lane is taken).
   static Result<std::unique_ptr<SegmentReader>> Open(const std::string& name,
+                                                     const ReaderOptions& options = {});
+  // The same for the file open at `fd`, which the caller opened read-write (a reader writes its
+  // lane's words) and Open closes whatever the outcome; `path` names it in errors, and its
+  // doorbell is `path` + ".bell". A daemon that reads a segment a client named opens it itself,
+  // by name in a folder of its own with O_NOFOLLOW, and checks its owner on that descriptor
+  // (docs/brokerd.md, "Local producers").
+  static Result<std::unique_ptr<SegmentReader>> Open(int fd, const std::string& path,
                                                      const ReaderOptions& options = {});
   ~SegmentReader();  // detaches; objects not released yet are reclaimed by the writer
   SegmentReader(const SegmentReader&) = delete;
@@ -74,6 +81,9 @@ class SLUICE_EXPORT SegmentReader {
   uint32_t lane() const { return lane_; }
   // The file mapped, from fstat of the descriptor Open mapped.
   const FileIdentity& file() const { return file_; }
+  // ReaderOptions::guard_truncation: the file was truncated under the mapping, which reads as
+  // zeros from then on; whatever Next or an object's bytes said since is none of the writer's.
+  bool truncated() const { return mapping_.truncated(); }
 
  private:
   SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
