@@ -507,7 +507,8 @@ def _decode_subscribed(reader: _Reader, version: int) -> Subscribed:
 
 
 def _check_absolute_path(name: str, path: str) -> None:
-    """SUBSCRIBED's segment_dir and PRODUCE's segment_path: opened as they are."""
+    """SUBSCRIBED's segment_dir and PRODUCE's segment_path: absolute paths (the daemon takes a
+    PRODUCE segment only as a name directly in its segment folder, docs/brokerd.md)."""
     raw = path.encode("utf-8")
     if not 1 <= len(raw) <= 4095:
         raise ProtocolError(name, quote(raw), "expected 1 to 4095 bytes")

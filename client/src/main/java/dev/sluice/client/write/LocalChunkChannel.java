@@ -95,7 +95,11 @@ public final class LocalChunkChannel implements AutoCloseable {
     private final Set<String> lost = new LinkedHashSet<>();
     private long losses;
 
-    /** Where producer segments go, how many slots they have, how long a reconnection may take. */
+    /**
+     * Where producer segments go (the daemon's {@code sluice.segment.dir}, the only folder PRODUCE
+     * takes: docs/brokerd.md, "Local producers"), how many slots they have, how long a
+     * reconnection may take.
+     */
     public record Settings(Path segmentDir, int slotCount, Duration reconnectTimeout) {
         public static final Path DEFAULT_SEGMENT_DIR = Path.of("/dev/shm");
         public static final int DEFAULT_SLOT_COUNT = 8;

@@ -54,15 +54,29 @@ class LocalChunkChannelIT {
 
     @BeforeEach
     void start() throws IOException {
+        // The producers' segments go in the daemon's own folder, the only one PRODUCE takes
+        // (docs/brokerd.md, "Local producers").
+        segments = Files.createDirectory(dir.resolve("segments"));
         daemon =
                 BrokerdProcess.start(
                         BrokerdProcess.defaultBinary(),
                         KAFKA.bootstrapServers(),
                         dir.resolve("d.sock"),
                         // A killed daemon's segments are found dead within a second.
-                        Map.of("sluice.liveness.timeout.ms", "1000"));
+                        Map.of(
+                                "sluice.liveness.timeout.ms",
+                                "1000",
+                                "sluice.segment.dir",
+                                segments.toString()));
         brokerd = BrokerdClient.builder(daemon.socket()).reconnectTimeout(WAIT).build();
-        segments = Files.createDirectory(dir.resolve("segments"));
+    }
+
+    /** The producer segments in the folder, which holds the daemon's own segments too. */
+    private List<Path> producerSegments() throws IOException {
+        try (var files = Files.list(segments)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("sluice-produce-"))
+                    .toList();
+        }
     }
 
     @AfterEach
@@ -190,9 +204,7 @@ class LocalChunkChannelIT {
             assertThat(channel.takeLostStreams()).isEmpty();
         }
         assertThat(losses).hasValue(0);
-        try (var files = Files.list(segments)) {
-            assertThat(files).as("the channel's segments are gone once it closed").isEmpty();
-        }
+        assertThat(producerSegments()).as("the channel's segments are gone once it closed").isEmpty();
     }
 
     @Test
@@ -261,8 +273,6 @@ class LocalChunkChannelIT {
             assertThat(channel.takeLostStreams()).containsExactly(JOB + "/yellow");
             assertThat(channel.chunksSent()).isEqualTo(1);
         }
-        try (var files = Files.list(segments)) {
-            assertThat(files).as("no segment left behind").isEmpty();
-        }
+        assertThat(producerSegments()).as("no segment left behind").isEmpty();
     }
 }

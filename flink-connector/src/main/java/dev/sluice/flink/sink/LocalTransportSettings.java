@@ -12,7 +12,8 @@ import org.apache.flink.annotation.Internal;
  * TaskManagers by Java serialization, and a {@link Path} is not serializable.
  *
  * @param brokerdSocket the absolute path of the host's {@code sluice-brokerd} control socket
- * @param segmentDir where the writer creates its producer segments
+ * @param segmentDir where the writer creates its producer segments: the daemon's {@code
+ *     sluice.segment.dir}, the only folder PRODUCE takes
  * @param slotCount the slots of each producer segment
  * @param reconnectTimeout how long a channel waits for the daemon to come back before the task
  *     fails

@@ -111,17 +111,18 @@ class LocalTransportIT {
 
     @BeforeEach
     void startDaemon() throws Exception {
+        // The sink's producer segments, in shared memory, in the daemon's own segment folder (the
+        // only one PRODUCE takes, docs/brokerd.md, "Local producers"), removed after the test
+        // whatever it left (a TaskManager lost leaves its writers' segments behind).
+        segments = Files.createTempDirectory(Path.of("/dev/shm"), "sluice-local-it-");
         daemon =
                 BrokerdProcess.start(
                         BrokerdProcess.defaultBinary(),
                         KAFKA.bootstrapServers(),
                         dir.resolve("brokerd.sock"),
-                        Map.of());
+                        Map.of("sluice.segment.dir", segments.toString()));
         // The readers' client outlives a daemon restart: it resubscribes on the same socket.
         brokerd = BrokerdClient.builder(daemon.socket()).reconnectTimeout(WAIT).build();
-        // The sink's producer segments, in shared memory, removed after the test whatever it
-        // left (a TaskManager lost leaves its writers' segments behind).
-        segments = Files.createTempDirectory(Path.of("/dev/shm"), "sluice-local-it-");
     }
 
     @AfterEach
