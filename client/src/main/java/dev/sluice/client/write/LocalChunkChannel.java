@@ -97,8 +97,8 @@ public final class LocalChunkChannel implements AutoCloseable {
 
     /**
      * Where producer segments go (the daemon's {@code sluice.segment.dir}, the only folder PRODUCE
-     * takes: docs/brokerd.md, "Local producers"), how many slots they have, how long a
-     * reconnection may take.
+     * takes: docs/brokerd.md, "Local producers"), how many slots they have, how long a reconnection
+     * may take.
      */
     public record Settings(Path segmentDir, int slotCount, Duration reconnectTimeout) {
         public static final Path DEFAULT_SEGMENT_DIR = Path.of("/dev/shm");

@@ -204,7 +204,9 @@ class LocalChunkChannelIT {
             assertThat(channel.takeLostStreams()).isEmpty();
         }
         assertThat(losses).hasValue(0);
-        assertThat(producerSegments()).as("the channel's segments are gone once it closed").isEmpty();
+        assertThat(producerSegments())
+                .as("the channel's segments are gone once it closed")
+                .isEmpty();
     }
 
     @Test
