@@ -104,7 +104,7 @@ if __name__ == "__main__":
         groups = sorted({(t, f, s) for t, f, _, s in faults},
                         key=lambda g: (TOPOLOGIES.index(g[0]), g[1], g[2]))
         for k, on in enumerate((False, True)):
-            medians, errors = whiskers([faults.get(g + (on,), []) for g in groups])
+            medians, errors = whiskers([faults.get((t, f, on, s), []) for t, f, s in groups])
             axis.bar([i + (k - 0.5) * 0.4 for i in range(len(groups))], medians, 0.4,
                      yerr=errors, capsize=3, label=f"speculation {'on' if on else 'off'}")
         axis.axhline(100, color="grey", linewidth=0.8)
