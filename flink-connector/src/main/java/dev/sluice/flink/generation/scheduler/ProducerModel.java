@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.apache.flink.annotation.Internal;
 
 /**
  * What the scheduler knows of each producer's speed (docs/generation.md, "Producers of unequal
@@ -22,7 +21,6 @@ import org.apache.flink.annotation.Internal;
  *
  * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
  */
-@Internal
 final class ProducerModel {
     /** The weight of a task's measured rate in the producer's moving average. */
     static final double RATE_WEIGHT = 0.3;

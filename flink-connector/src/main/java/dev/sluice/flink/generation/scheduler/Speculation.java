@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.apache.flink.annotation.Internal;
 
 /**
  * When a paced stream's task gets a duplicate, and which producers a paced task may go to
@@ -22,15 +21,14 @@ import org.apache.flink.annotation.Internal;
  *       done later than its readers need its first byte (less {@link BufferModel#GUARD_MILLIS}),
  *       another producer is expected to be done with a duplicate sooner by more than the guard
  *       (after the tasks it holds: a duplicate goes behind them), and the readers need the task
- *       before that producer could compute it once more: sooner, the first copy may still come in
- *       time, and a duplicate costs a task of compute.
+ *       before that producer could compute it once more: while there is more time than that, the
+ *       first copy may still come in time, and a duplicate costs a task of compute.
  *   <li>A producer at least twice as slow as the fastest takes a paced stream's task only when the
  *       stream's undelivered tasks last its readers longer than the task takes it.
  * </ul>
  *
  * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
  */
-@Internal
 final class Speculation {
     // The bounds the readers' start delay is made for (docs/generation.md, "Buffer model").
     private static final double SLOW_FACTOR = BufferModel.SLOW_FACTOR;
