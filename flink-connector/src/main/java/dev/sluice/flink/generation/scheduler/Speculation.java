@@ -23,8 +23,9 @@ import java.util.OptionalLong;
  *       (after the tasks it holds: a duplicate goes behind them), and the readers need the task
  *       before that producer could compute it once more: while there is more time than that, the
  *       first copy may still come in time, and a duplicate costs a task of compute.
- *   <li>A producer at least twice as slow as the fastest takes a paced stream's task only when the
- *       stream's undelivered tasks last its readers longer than the task takes it.
+ *   <li>A producer takes a paced stream's task when the stream's undelivered tasks last its readers
+ *       longer than the task takes it, or when no other producer is expected to be done with the
+ *       task sooner by more than the guard, after the tasks that one holds.
  * </ul>
  *
  * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
@@ -60,17 +61,33 @@ final class Speculation {
 
     /**
      * Whether {@code producer} may take the next task ({@code taskBytes}) of a paced stream whose
-     * undelivered tasks last its readers {@code bufferedMillis}.
+     * undelivered tasks last its readers {@code bufferedMillis}: it is not slow, and the task is in
+     * time from it or would not be sooner from another of {@code live}.
      */
     boolean mayTakePaced(
             int producer, long taskBytes, double bufferedMillis, Iterable<Integer> live, long now) {
         if (isSlow(producer, now)) {
             return false;
         }
-        if (!muchSlower(producer, live)) {
+        OptionalLong own = producers.expectedMillis(producer, taskBytes);
+        if (own.isEmpty() || own.getAsLong() <= bufferedMillis) {
             return true;
         }
-        return producers.expectedMillis(producer, taskBytes).orElse(0) <= bufferedMillis;
+        // Late from this producer: it waits for another only if that one, after the tasks it
+        // holds, is expected to be done with it sooner by more than the guard.
+        long ownDone = now + own.getAsLong();
+        for (int other : live) {
+            OptionalLong idle = producers.expectedIdle(other, now);
+            OptionalLong millis = producers.expectedMillis(other, taskBytes);
+            if (other != producer
+                    && !isSlow(other, now)
+                    && idle.isPresent()
+                    && millis.isPresent()
+                    && idle.getAsLong() + millis.getAsLong() + GUARD_MILLIS < ownDone) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A task to duplicate, and why: its producers are slow, or it is late for its readers. */
