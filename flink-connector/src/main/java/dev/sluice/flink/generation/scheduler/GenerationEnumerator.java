@@ -71,9 +71,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Speculation.</b> Producers announce a speed factor when they start and are measured task by
  * task ({@link ProducerModel}); waiting producers are answered the fastest first, and one too slow
  * for a paced stream gets none of its tasks. After every poll and every task done, a paced task
- * whose producer is slow, or that is late for its readers, gets a duplicate that goes out first to
- * another producer; the first complete copy wins and the others are told to drop theirs ({@link
- * Speculation}, docs/generation.md, "Speculative duplicates").
+ * whose producer is slow, or that is late for its readers while the producers have spare capacity,
+ * gets a duplicate that goes out first to another producer; the first complete copy wins and the
+ * others are told to drop theirs ({@link Speculation}, docs/generation.md, "Speculative
+ * duplicates").
  *
  * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the tasks they handed
  * out (for the COMPLETED status's locality), and the control plane's read positions, so a
@@ -201,6 +202,13 @@ public final class GenerationEnumerator
         }
         long now = clock.getAsLong();
         Map<Integer, String> live = liveProducers();
+        double read = 0;
+        for (ScheduledJob job : jobs.values()) {
+            if (job.state == JobState.RUNNING) {
+                read += job.pacedReadRate();
+            }
+        }
+        boolean spareCapacity = speculation.hasSpareCapacity(read, live.keySet(), now);
         for (ScheduledJob job : jobs.values()) {
             if (job.state != JobState.RUNNING) {
                 continue;
@@ -211,7 +219,8 @@ public final class GenerationEnumerator
                 }
                 long rate = stream.rateBytesPerSecond().getAsLong();
                 for (Speculation.Late late :
-                        speculation.toDuplicate(job, stream.name(), rate, live, now)) {
+                        speculation.toDuplicate(
+                                job, stream.name(), rate, live, spareCapacity, now)) {
                     LOG.info(
                             "task {} at producers {}: a duplicate goes out, {}",
                             late.held().task.id(),

@@ -202,6 +202,22 @@ public final class ScheduledJob {
         returned.addFirst(new ComputeTaskSplit(held.task, 0));
     }
 
+    /** The duplicates issued and those waiting to go out: what speculation's cap counts. */
+    int duplicatesCounted() {
+        int pending = 0;
+        for (NavigableMap<Integer, HeldTask> stream : undelivered.values()) {
+            for (HeldTask held : stream.values()) {
+                pending += held.duplicatePending ? 1 : 0;
+            }
+        }
+        return duplicatesIssued + pending;
+    }
+
+    /** The tasks handed out other than duplicates, counted again when handed out again. */
+    int originalsHandedOut() {
+        return tasksHandedOut - duplicatesIssued;
+    }
+
     /**
      * The tasks {@code producer} holds of which another copy was done or is being computed: what a
      * producer restored from its checkpoint need not compute again (docs/generation.md,
@@ -313,6 +329,17 @@ public final class ScheduledJob {
      */
     long bufferedBytes(String stream) {
         return held(stream).values().stream().mapToLong(held -> held.task.length()).sum();
+    }
+
+    /**
+     * The bytes per millisecond its paced streams with tasks left to make are read at: what the
+     * producers must keep generating for them.
+     */
+    double pacedReadRate() {
+        return spec.streams().stream()
+                .filter(stream -> stream.rateBytesPerSecond().isPresent() && hasTasksLeft(stream))
+                .mapToDouble(stream -> stream.rateBytesPerSecond().getAsLong() / 1000.0)
+                .sum();
     }
 
     /** Whether a task is left to hand out: one given back, or one not made yet. */

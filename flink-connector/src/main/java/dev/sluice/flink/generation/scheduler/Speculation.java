@@ -22,11 +22,21 @@ import java.util.OptionalLong;
  *       another producer is expected to be done with a duplicate sooner by more than the guard
  *       (after the tasks it holds: a duplicate goes behind them), and the readers need the task
  *       before that producer could compute it once more: while there is more time than that, the
- *       first copy may still come in time, and a duplicate costs a task of compute.
+ *       first copy may still come in time, and a duplicate costs a task of compute. Only while the
+ *       producers have spare capacity: while the producers that are not slow generate more than the
+ *       running jobs' paced streams read. Beyond that every producer is busy, a duplicate delays
+ *       the tasks after it by as much as it saves, and duplicates of late tasks make more tasks
+ *       late.
  *   <li>A producer takes a paced stream's task when the stream's undelivered tasks last its readers
  *       longer than the task takes it, or when no other producer is expected to be done with the
  *       task sooner by more than the guard, after the tasks that one holds.
  * </ul>
+ *
+ * <p>A job is issued at most {@link #CAP_MIN} duplicates plus {@link #CAP} of the other tasks it
+ * handed out: whatever misjudges a producer as slow or a task as late (a producer blocked on a
+ * stalled delivery path looks slow, and the rates measured are of compute, not of delivery),
+ * speculation spends at most about a tenth of the job; at least 2, so that a producer stalled early
+ * has both tasks it computes duplicated.
  *
  * <p>Logic without I/O: the scheduler's thread calls it with its clock's milliseconds.
  */
@@ -34,6 +44,12 @@ final class Speculation {
     // The bounds the readers' start delay is made for (docs/generation.md, "Buffer model").
     private static final double SLOW_FACTOR = BufferModel.SLOW_FACTOR;
     private static final long GUARD_MILLIS = BufferModel.GUARD_MILLIS;
+
+    /** The share of a job's tasks that may be duplicated, past {@link #CAP_MIN}. */
+    static final double CAP = 0.1;
+
+    /** The duplicates a job may be issued whatever its size: a producer's two tasks in flight. */
+    static final int CAP_MIN = 2;
 
     private final ProducerModel producers;
 
@@ -90,23 +106,44 @@ final class Speculation {
         return true;
     }
 
+    /**
+     * Whether the producers of {@code live} that are not slow generate more, at their measured
+     * rates, than {@code readBytesPerMilli}, what the running jobs' paced streams read.
+     */
+    boolean hasSpareCapacity(double readBytesPerMilli, Iterable<Integer> live, long now) {
+        double capacity = 0;
+        for (int producer : live) {
+            if (!isSlow(producer, now)) {
+                capacity += producers.rate(producer);
+            }
+        }
+        return capacity > readBytesPerMilli;
+    }
+
     /** A task to duplicate, and why: its producers are slow, or it is late for its readers. */
     record Late(ScheduledJob.HeldTask held, String why) {}
 
     /**
      * The tasks of a paced stream of {@code job} to duplicate now: {@code stream} read at {@code
-     * rateBytesPerSecond}; {@code hosts}, the live producers and their hosts.
+     * rateBytesPerSecond}; {@code hosts}, the live producers and their hosts; late tasks only with
+     * {@code spareCapacity} ({@link #hasSpareCapacity}).
      */
     List<Late> toDuplicate(
             ScheduledJob job,
             String stream,
             long rateBytesPerSecond,
             Map<Integer, String> hosts,
+            boolean spareCapacity,
             long now) {
         List<Late> late = new ArrayList<>();
         double bytesPerMilli = rateBytesPerSecond / 1000.0;
         int chunk = job.spec.stream(stream).orElseThrow().chunkSizeBytes();
+        int cap = CAP_MIN + (int) (CAP * job.originalsHandedOut());
+        int counted = job.duplicatesCounted();
         for (ScheduledJob.HeldTask held : job.heldTasks(stream)) {
+            if (counted + late.size() >= cap) {
+                break;
+            }
             if (held.done() || held.duplicatePending || held.computing.isEmpty()) {
                 continue;
             }
@@ -124,7 +161,7 @@ final class Speculation {
             }
             if (held.computing.stream().allMatch(p -> isSlow(p, now))) {
                 late.add(new Late(held, "its producers are slow"));
-            } else {
+            } else if (spareCapacity) {
                 String why = lateForItsReaders(job, held, others, bytesPerMilli, chunk, now);
                 if (why != null) {
                     late.add(new Late(held, why));

@@ -807,6 +807,38 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aJobIsIssuedAtMostTwoDuplicatesAndATenthOfItsOtherTasks() {
+        onTask1AfterATaskOf100Millis("cap");
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("cap/c0/2");
+        // Producers 0 and 1 both stall: both of their tasks get a duplicate, on producer 2.
+        after(350);
+        scheduler.handleSplitRequest(2, "host-c");
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactlyInAnyOrder("cap/c0/1", "cap/c0/2");
+        after(100);
+        done(2, "cap/c0/1");
+        done(0, "cap/c0/1");
+        done(1, "cap/c0/2");
+        after(100);
+        done(2, "cap/c0/2");
+        delivered("cap", 5, false);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).containsExactlyInAnyOrder("cap/c0/1", "cap/c0/2", "cap/c0/3");
+
+        // Producer 2 stalls in turn, and producer 0 could take a duplicate; but 4 tasks were
+        // handed out, a tenth of which is no whole duplicate more than the 2 issued.
+        after(1000);
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(0)).doesNotContain("cap/c0/3");
+        assertThat(tasksOf(0)).contains("cap/c0/4");
+        done(2, "cap/c0/3");
+        done(0, "cap/c0/4");
+        delivered("cap", 15, true);
+        assertThat(completion("cap")).contains("2 duplicates issued");
+    }
+
+    @Test
     void aSlowProducerTakesAPacedTaskOnlyWhenTheBufferOutlastsItAndLosesItWhenTheBufferRunsLow() {
         // A task lasts the reader 2 s; producer 1 computes one in 1 s, producer 0 is announced
         // four times slower: 4 s a task.
