@@ -1,5 +1,6 @@
 package dev.sluice.cluster;
 
+import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
@@ -62,7 +63,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>{@code printing}: print jobs through the jobs topic, their channels read at constant speed
  *       by the print heads of two hosts, each equal to a sequential run, none starved. {@code
  *       --submit-only} returns once the jobs' first bytes were delivered, for a fault to strike a
- *       running job; {@code --await ID,...} checks jobs submitted before.
+ *       running job; {@code --await ID,...} checks jobs submitted before. {@code --buffer
+ *       producer-loss}: the readers start with the buffer that rides out a producer's loss.
+ *   <li>{@code capacity}: what the cluster moves, from a job read faster than it generates, and the
+ *       speed per channel that survives the loss of a host, at which its faults are checked: half
+ *       of what the other hosts move. Its line {@code survivable-speed MB/s} is for the driver to
+ *       read.
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
  *       daemon from its own host's broker, the partition's leader or its follower in that rack.
@@ -92,14 +98,17 @@ public final class ClusterChecks {
                     switch (check) {
                         case "setup" -> checks.setup();
                         case "printing" -> checks.printing(options);
+                        case "capacity" -> checks.capacity(options);
                         case "source" ->
                                 checks.source((long) options.positive("--records", 2_000_000));
                         case "locality" -> checks.locality();
                         default ->
                                 throw new IllegalArgumentException(
                                         "usage: setup | printing [--jobs A,B/8] [--speed MB/s]"
-                                                + " [--prefix ID] [--submit-only true]"
-                                                + " [--await ID,...] [--allow-starvation true]"
+                                                + " [--buffer task|producer-loss] [--prefix ID]"
+                                                + " [--submit-only true] [--await ID,...]"
+                                                + " [--allow-starvation true]"
+                                                + " | capacity [--jobs B/4] [--speed MB/s]"
                                                 + " | source [--records N] | locality");
                     };
         } catch (IllegalArgumentException e) {
@@ -241,6 +250,8 @@ public final class ClusterChecks {
                         .map(PrintJob::preset)
                         .toList();
         long speed = Math.round(options.positive("--speed", 1) * 1e6);
+        boolean survivesProducerLoss =
+                PrintingDemo.Options.survivesProducerLoss(options.optional("--buffer", "task"));
         String prefix =
                 options.optional("--prefix", "print-" + System.currentTimeMillis() % 100_000);
         try (JobClient client =
@@ -251,16 +262,14 @@ public final class ClusterChecks {
             List<JobSpec> specs = new ArrayList<>();
             if (awaited == null) {
                 for (PrintJob job : jobs) {
-                    JobSpec spec = spec(prefix + "." + job.name().replace('/', '-'), job, speed);
-                    client.submit(spec);
+                    JobSpec spec =
+                            spec(
+                                    prefix + "." + job.name().replace('/', '-'),
+                                    job,
+                                    speed,
+                                    survivesProducerLoss);
+                    submit(client, spec, job);
                     specs.add(spec);
-                    System.out.printf(
-                            Locale.ROOT,
-                            "submitted  %s: job %s, 4 channels of %.1f MB at %.1f MB/s each%n",
-                            spec.id(),
-                            job.name(),
-                            job.channelBytes() / 1e6,
-                            speed / 1e6);
                 }
                 if (options.flag("--submit-only")) {
                     for (JobSpec spec : specs) {
@@ -283,7 +292,7 @@ public final class ClusterChecks {
                 return check(client, specs, jobs, allowStarvation);
             }
             for (String id : awaited.split(",")) {
-                specs.add(spec(id, printJobOf(id), speed));
+                specs.add(spec(id, printJobOf(id), speed, survivesProducerLoss));
             }
             return check(
                     client,
@@ -298,9 +307,35 @@ public final class ClusterChecks {
     }
 
     /** A print job's spec; its id ends with the preset it prints ({@code print-1.B-8}). */
-    private static JobSpec spec(String id, PrintJob job, long speed) {
+    private static JobSpec spec(String id, PrintJob job, long speed, boolean survivesProducerLoss) {
         return PrintingDemo.spec(
-                id, job, new File(Topology.TEST_CHART).toURI(), Topology.outputLocations(), speed);
+                        id,
+                        job,
+                        new File(Topology.TEST_CHART).toURI(),
+                        Topology.outputLocations(),
+                        speed)
+                .withSurvivesProducerLoss(survivesProducerLoss);
+    }
+
+    private static void submit(JobClient client, JobSpec spec, PrintJob job) throws Exception {
+        client.submit(spec);
+        double speed = speedOf(spec);
+        System.out.printf(
+                Locale.ROOT,
+                "submitted  %s: job %s, 4 channels of %.1f MB at %.2f MB/s each%n",
+                spec.id(),
+                job.name(),
+                job.channelBytes() / 1e6,
+                speed / 1e6);
+        System.out.printf(
+                "buffer     %s %s%n",
+                spec.id(),
+                BufferModel.explain(spec.taskSizeBytes(), speed, spec.survivesProducerLoss()));
+    }
+
+    /** The rate every channel of a print job is read at, in bytes per second. */
+    private static double speedOf(JobSpec spec) {
+        return spec.streams().get(0).rateBytesPerSecond().orElseThrow();
     }
 
     private static PrintJob printJobOf(String id) {
@@ -345,16 +380,18 @@ public final class ClusterChecks {
                     spec.id(), status.state(), status.reason().map(r -> " (" + r + ")").orElse(""));
             ok &= status.state() == JobState.COMPLETED;
             printed.putAll(reports(spec));
+            printTime(client, spec, status);
         }
         // Where the producers are now, and whether a fault made Flink restart them.
         for (String generation : flink.jobs(GENERATION_JOB_NAME, "RUNNING")) {
             System.out.printf(
-                    "producers  on %s; the generation job restarted %d times so far%n",
-                    flink.subtaskHosts(generation).values(), flink.restarts(generation));
+                    "producers  on %s; the generation job failed and restarted %s times so"
+                            + " far%n",
+                    flink.subtaskHosts(generation).values(), flink.failures(generation));
         }
         System.out.printf(
                 Locale.ROOT,
-                "%-20s %-8s %-6s %9s %7s %8s %8s  %s%n",
+                "%-20s %-8s %-6s %9s %7s %8s %8s %8s  %s%n",
                 "job",
                 "stream",
                 "host",
@@ -362,6 +399,7 @@ public final class ClusterChecks {
                 "chunks",
                 "MB/s",
                 "starved",
+                "p99 ms",
                 "sha-256");
         for (int i = 0; i < specs.size(); i++) {
             JobSpec spec = specs.get(i);
@@ -391,7 +429,7 @@ public final class ClusterChecks {
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "%-20s %-8s %-6s %9.1f %7d %8.2f %8d  %s%n",
+                        "%-20s %-8s %-6s %9.1f %7d %8.2f %8d %8.1f  %s%n",
                         spec.id(),
                         channel.streamName(),
                         report.host(),
@@ -399,6 +437,7 @@ public final class ClusterChecks {
                         report.chunks(),
                         report.bytesPerSecond() / 1e6,
                         report.starvationEvents(),
+                        report.latenessP99Millis(),
                         report.error() != null
                                 ? "ERROR " + report.error()
                                 : report.sha256().equals(expected)
@@ -407,6 +446,80 @@ public final class ClusterChecks {
             }
         }
         return ok;
+    }
+
+    /**
+     * How long the job ran, from RUNNING to its end, against how long it takes when nothing goes
+     * wrong: its readers' start delay, then a channel read at its speed.
+     */
+    private static void printTime(JobClient client, JobSpec spec, JobStatus end) {
+        client.statuses(spec.id()).stream()
+                .filter(s -> s.state() == JobState.RUNNING)
+                .findFirst()
+                .ifPresent(
+                        running -> {
+                            double speed = speedOf(spec);
+                            long channel = spec.streams().get(0).sizeBytes();
+                            double startDelay =
+                                    BufferModel.startDelayNanos(
+                                                    spec.taskSizeBytes(),
+                                                    speed,
+                                                    spec.survivesProducerLoss())
+                                            / 1e9;
+                            System.out.printf(
+                                    Locale.ROOT,
+                                    "time       %s ran %.1f s; fault-free %.1f s (start delay %.1f"
+                                            + " s, then %.1f MB at %.2f MB/s)%n",
+                                    spec.id(),
+                                    (end.timestampMs() - running.timestampMs()) / 1e3,
+                                    startDelay + channel / speed,
+                                    startDelay,
+                                    channel / 1e6,
+                                    speed / 1e6);
+                        });
+    }
+
+    // ---- capacity ----
+
+    /**
+     * What the cluster moves: a job whose channels are read faster than the cluster generates them,
+     * checked complete and equal to the sequential run, starvation allowed; the sum of the rates
+     * its channels achieved. The speed its faults are checked at follows: with one host of three
+     * fewer, the others move two thirds of it, and half of that leaves the headroom a fault needs
+     * (docs/cluster.md, "Checks").
+     */
+    private boolean capacity(Arguments options) throws Exception {
+        PrintJob job = PrintJob.preset(options.optional("--jobs", "B/4"));
+        long speed = Math.round(options.positive("--speed", 4) * 1e6);
+        JobSpec spec =
+                spec(
+                        "capacity-"
+                                + System.currentTimeMillis() % 100_000
+                                + "."
+                                + job.name().replace('/', '-'),
+                        job,
+                        speed,
+                        false);
+        boolean ok;
+        try (JobClient client =
+                JobClient.builder().bootstrapServers(Topology.BOOTSTRAP_SERVERS).build()) {
+            submit(client, spec, job);
+            ok = check(client, List.of(spec), List.of(job), true);
+        }
+        double moved = reports(spec).values().stream().mapToDouble(Printed::bytesPerSecond).sum();
+        int hosts = Topology.BROKER_HOSTS.size();
+        int channels = spec.streams().size();
+        double survivable = moved * (hosts - 1) / hosts / 2 / channels;
+        System.out.printf(
+                Locale.ROOT,
+                "capacity   %.1f MB/s moved across %d channels; with one host of %d fewer, half"
+                        + " of it: %.2f MB/s per channel%n",
+                moved / 1e6,
+                channels,
+                hosts,
+                survivable / 1e6);
+        System.out.printf(Locale.ROOT, "survivable-speed %.3f%n", survivable / 1e6);
+        return ok && survivable > 0;
     }
 
     /** The print heads' reports of the job's four channels. */

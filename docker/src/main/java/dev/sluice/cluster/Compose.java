@@ -13,7 +13,8 @@ import java.util.function.Consumer;
 
 /**
  * The demo cluster's compose project, driven from this machine through {@code docker-compose} and
- * {@code docker}: what the cluster's driver and its test do to it (up, down, exec, kill, stop).
+ * {@code docker}: what the cluster's driver and its test do to it (up, down, exec, and the faults:
+ * kill, stop, pause, a limit of processors).
  */
 final class Compose {
     private final Path file;
@@ -98,6 +99,22 @@ final class Compose {
 
     void start(String service) throws IOException, InterruptedException {
         run(Duration.ofMinutes(2), "start", service);
+    }
+
+    void pause(String service) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(1), "pause", service);
+    }
+
+    void unpause(String service) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(1), "unpause", service);
+    }
+
+    /** Limits the service's container to {@code cpus} of this machine's processors. */
+    void limitCpus(String service, double cpus) throws IOException, InterruptedException {
+        String container = output(Duration.ofMinutes(1), compose("ps", "-q", service)).strip();
+        output(
+                Duration.ofMinutes(1),
+                List.of("docker", "update", "--cpus", Double.toString(cpus), container));
     }
 
     /** The project's log of {@code service}, its last lines. */

@@ -146,9 +146,10 @@ public final class PrintHead {
                             SequentialRip.hex(result.sha256()),
                             result.stats().starvationEvents(),
                             result.stats().achievedRateBytesPerSecond(),
+                            result.stats().latenessP99Nanos() / 1e6,
                             null);
         } catch (Exception e) {
-            printed = new Printed(job.id(), stream.name(), host, 0, 0, "", 0, 0, e.toString());
+            printed = new Printed(job.id(), stream.name(), host, 0, 0, "", 0, 0, 0, e.toString());
         }
         System.out.printf(
                 "%s/%s: %d bytes, %d chunks, %s%n",

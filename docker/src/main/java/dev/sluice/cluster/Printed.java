@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
  * @param sha256 the SHA-256 of the bytes, hex; empty when {@code error} is set
  * @param starvationEvents chunks not there at their due time
  * @param bytesPerSecond the rate the stream was read at
+ * @param latenessP99Millis the 99th percentile of the chunks' lateness against their due time
  * @param error why the channel failed (out of order, short, timed out); null when it did not
  */
 public record Printed(
@@ -28,6 +29,7 @@ public record Printed(
         String sha256,
         long starvationEvents,
         double bytesPerSecond,
+        double latenessP99Millis,
         String error) {
 
     public static final String TOPIC = "sluice-demo-printed";

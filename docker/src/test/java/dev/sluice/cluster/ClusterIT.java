@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 class ClusterIT {
 
     @Test
-    void theClusterPassesEveryCheckAndEndsEveryFaultWithCompleteStreams() throws Exception {
+    void theClusterPassesEveryCheckAndEndsEveryFaultWithCompleteUnstarvedStreams()
+            throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out =
                 new PrintStream(new Tee(System.out, printed), true, StandardCharsets.UTF_8);
@@ -43,7 +44,10 @@ class ClusterIT {
                         "a. printing across hosts",
                         "b. SluiceSource PUSH job",
                         "c. generation locality",
+                        "capacity",
                         "d. TaskManager killed",
+                        "d. TaskManager paused 15 s",
+                        "d. TaskManager at 0.25 CPU",
                         "d. Kafka broker stopped",
                         "d. sluice-brokerd killed");
         assertThat(demo.steps())

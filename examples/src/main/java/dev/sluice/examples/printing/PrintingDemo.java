@@ -105,7 +105,11 @@ public final class PrintingDemo {
                     survivesProducerLoss);
         }
 
-        private static boolean survivesProducerLoss(String buffer) {
+        /**
+         * What {@code --buffer} says: {@code producer-loss}, the buffer that rides out a producer's
+         * loss, or {@code task}, one task.
+         */
+        public static boolean survivesProducerLoss(String buffer) {
             return switch (buffer) {
                 case "task" -> false;
                 case "producer-loss" -> true;
