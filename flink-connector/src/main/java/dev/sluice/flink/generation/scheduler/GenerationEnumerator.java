@@ -69,12 +69,12 @@ import org.slf4j.LoggerFactory;
  * first and shares the rest by job weight (docs/generation.md, "Scheduling policy").
  *
  * <p><b>Speculation.</b> Producers announce a speed factor when they start and are measured task by
- * task ({@link ProducerModel}); waiting producers twice as slow as the fastest are answered last,
- * and one too slow for a paced stream gets none of its tasks. After every poll and every task done,
- * a paced task whose producer is slow, or that is late for its readers while the producers have
- * spare capacity, gets a duplicate that goes out first to another producer; the first complete copy
- * wins and the others are told to drop theirs ({@link Speculation}, docs/generation.md,
- * "Speculative duplicates").
+ * task ({@link ProducerModel}); waiting producers are answered the fastest first, and one too slow
+ * for a paced stream gets none of its tasks. After every poll and every task done, a paced task
+ * whose producer is slow, or that is late for its readers while the producers have spare capacity,
+ * gets a duplicate that goes out first to another producer; the first complete copy wins and the
+ * others are told to drop theirs ({@link Speculation}, docs/generation.md, "Speculative
+ * duplicates").
  *
  * <p><b>State.</b> Checkpoints hold the live jobs with their next tasks and the tasks they handed
  * out (for the COMPLETED status's locality), and the control plane's read positions, so a
@@ -544,16 +544,14 @@ public final class GenerationEnumerator
     }
 
     /**
-     * The waiting producers in the order they asked, those twice as slow as the fastest live one
-     * last when speculation is on (docs/generation.md, "Producers of unequal speed"): producers of
-     * about the same speed keep their turns, and with them the tasks of their own host's streams.
+     * The waiting producers, the fastest first when speculation is on (docs/generation.md,
+     * "Producers of unequal speed"): a task goes to the producer expected to be done with it first.
+     * Producers of the same or an unknown rate keep the order in which they asked.
      */
     private List<Integer> byExpectedSpeed(Set<Integer> waiting) {
         List<Integer> order = new ArrayList<>(waiting);
         if (settings.speculation()) {
-            Set<Integer> live = context.registeredReaders().keySet();
-            // A stable sort: the others keep the order they asked in.
-            order.sort(Comparator.comparing(producer -> speculation.isMuchSlower(producer, live)));
+            order.sort(Comparator.<Integer>comparingDouble(producers::rate).reversed());
         }
         return order;
     }

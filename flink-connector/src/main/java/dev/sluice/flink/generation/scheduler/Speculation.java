@@ -67,11 +67,10 @@ final class Speculation {
      * fastest of {@code live}.
      */
     boolean mayTakeDuplicate(int producer, Iterable<Integer> live, long now) {
-        return !isSlow(producer, now) && !isMuchSlower(producer, live);
+        return !isSlow(producer, now) && !muchSlower(producer, live);
     }
 
-    /** Whether {@code producer} is twice as slow as the fastest of {@code live}, as measured. */
-    boolean isMuchSlower(int producer, Iterable<Integer> live) {
+    private boolean muchSlower(int producer, Iterable<Integer> live) {
         double rate = producers.rate(producer);
         return rate > 0 && rate * 2 < producers.fastestRate(live);
     }
