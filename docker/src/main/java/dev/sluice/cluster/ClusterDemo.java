@@ -140,10 +140,13 @@ public final class ClusterDemo {
             // starved a stream once or twice.
             check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "0.5");
             check("b. SluiceSource PUSH job", "source", "--records", "2000000");
-            check("c. generation locality", "locality");
             // The faults run at the speed the cluster carries with a host fewer, measured here,
             // on this machine: each must end with no stream starved (docs/cluster.md, "Checks").
             String speed = survivableSpeed();
+            // Locality after the capacity job, so that it counts that job's ~90 tasks beside the
+            // ~50 of the printing jobs: on 50 alone the share ranged 0.27-0.49 from run to run
+            // for the same scheduler, across the threshold of a third.
+            check("c. generation locality", "locality");
             fault(
                     "d. TaskManager killed",
                     "tm",
