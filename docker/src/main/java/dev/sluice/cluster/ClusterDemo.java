@@ -135,7 +135,7 @@ public final class ClusterDemo {
                     "true");
             // Half a megabyte a second per channel, 4 MB/s for the eight streams: about 40 % of
             // what the whole pipeline generates on two cores (the capacity check below measures
-            // 10-12 MB/s in all, docs/cluster.md), so that a stream starves only when the cluster
+            // 9-16 MB/s in all, docs/cluster.md), so that a stream starves only when the cluster
             // stalls for a task's worth of printing. At 1 MB/s (about 75 %) one CI run in four
             // starved a stream once or twice.
             check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "0.5");
