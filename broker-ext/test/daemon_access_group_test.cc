@@ -1,8 +1,9 @@
 // sluice.access.group in the real daemon (docs/brokerd.md, "Security model"): a process of
 // another uid in the group reaches the socket through the folder the daemon made, subscribes,
-// maps the segment and reads its records; without the setting it cannot connect; a uid outside
-// the group cannot open a segment knowing its name; and a group the daemon cannot give its files
-// stops it at start. The tests run as root, so a forked child can become any uid and gid.
+// maps the segment and reads its records; without the setting it cannot connect; neither another
+// member nor a uid outside the group can open a segment knowing its name; and a group the daemon
+// cannot give its files stops it at start. The tests run as root, so a forked child can become
+// any uid and gid.
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/stat.h>
@@ -32,9 +33,9 @@ struct Identity {
   std::vector<gid_t> groups;
 };
 
-// Runs `body` in a forked child that took `who`'s ids; what it returns is the child's exit code
+// Starts `body` in a forked child that took `who`'s ids; what it returns is the child's exit code
 // (0: it did what it should; 100: it could not take the ids).
-int RunAs(const Identity& who, const std::function<int()>& body) {
+pid_t SpawnAs(const Identity& who, const std::function<int()>& body) {
   const pid_t child = ::fork();
   if (child == 0) {
     if (::setgroups(who.groups.size(), who.groups.data()) != 0 || ::setgid(who.gid) != 0 ||
@@ -43,9 +44,17 @@ int RunAs(const Identity& who, const std::function<int()>& body) {
     }
     ::_exit(body());
   }
+  return child;
+}
+
+int ExitCodeOf(pid_t child) {
   int status = 0;
   ::waitpid(child, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int RunAs(const Identity& who, const std::function<int()>& body) {
+  return ExitCodeOf(SpawnAs(who, body));
 }
 
 struct stat Stat(const std::filesystem::path& path) {
@@ -73,9 +82,10 @@ class DaemonAccessGroupTest : public DaemonConnectionTest {
   }
 
   // What a reader does, in the child: connect, subscribe to `topic`, map the segment and read
-  // `records` records, the segment and its doorbell the group's. 0 when all went; else which
-  // step failed.
-  int SubscribeAndRead(const std::string& topic, int records) const {
+  // `records` records, the segment and its doorbell nothing of the group's or others'. Before
+  // reading, the segment's path goes down `told` when it is given, and the child waits for a
+  // byte on `go`. 0 when all went; else which step failed.
+  int SubscribeAndRead(const std::string& topic, int records, int told = -1, int go = -1) const {
     const int fd = ConnectOrErrno();
     if (fd < 0) return 1;
     DaemonConnection connection(fd);
@@ -89,10 +99,15 @@ class DaemonAccessGroupTest : public DaemonConnectionTest {
       struct stat info {};
       // A doorbell whose path would not fit sun_path is not made (docs/formats.md, "Doorbell").
       if (::stat(path.c_str(), &info) != 0 && path != segment && errno == ENOENT) continue;
-      if ((info.st_mode & 07777) != 0660 || info.st_gid != kGroup) return 7;
+      if ((info.st_mode & 07) != 0 || info.st_gid == kGroup) return 7;
     }
     auto reader = SegmentReader::Open(segment);
     if (!reader.ok()) return 4;
+    char byte = 0;
+    if (told >= 0 &&
+        (::write(told, segment.c_str(), segment.size() + 1) < 0 || ::read(go, &byte, 1) != 1)) {
+      return 8;
+    }
     for (int seen = 0; seen < records;) {
       auto object = (*reader)->Next(std::chrono::seconds(10));
       if (!object.ok()) return 5;
@@ -208,7 +223,6 @@ TEST_F(DaemonAccessGroupTest, AUidOutsideTheGroupCannotOpenASegmentKnowingItsNam
   const auto* subscribed = std::get_if<p::Subscribed>(&answer->message);
   ASSERT_NE(subscribed, nullptr) << p::NameOf(p::TypeOf(answer->message));
   const std::string segment = (dir_ / subscribed->segment_name).string();
-  EXPECT_EQ(Stat(segment).st_gid, kGroup);
 
   EXPECT_EQ(RunAs(stranger_,
                   [&] {
@@ -218,6 +232,47 @@ TEST_F(DaemonAccessGroupTest, AUidOutsideTheGroupCannotOpenASegmentKnowingItsNam
                   }),
             0)
       << "1: opened the segment, 2: the doorbell, 3: connected";
+}
+
+// A subscription's segment is its subscriber's alone (an ACL entry for its uid, nothing for the
+// group): another member, granted nothing, can neither map it nor truncate it under its reader.
+TEST_F(DaemonAccessGroupTest, AnotherMemberCannotOpenASubscribersSegment) {
+  CreateTopic("orders", 1);
+  for (int i = 0; i < 5; ++i) Produce("orders", 0, "value-" + std::to_string(i));
+  StartDaemon({"-X", "sluice.access.group=" + std::to_string(kGroup), "-X",
+               "sluice.allowed.uids=" + std::to_string(kMember)});
+  int told[2];
+  int go[2];
+  ASSERT_EQ(::pipe(told), 0);
+  ASSERT_EQ(::pipe(go), 0);
+  const pid_t reader =
+      SpawnAs(member_, [&] { return SubscribeAndRead("orders", 5, told[1], go[0]); });
+  ::close(told[1]);  // so that a child that ended early reads as the pipe's end
+  ::close(go[0]);
+  char path[4096] = {};
+  ASSERT_GT(::read(told[0], path, sizeof(path) - 1), 0) << "the reader subscribed\n" << Log();
+  const std::string segment = path;
+  const Identity other_member{kStranger, kGroup, {}};
+  EXPECT_EQ(RunAs(other_member,
+                  [&] {
+                    if (::open(segment.c_str(), O_RDWR) >= 0 || errno != EACCES) return 1;
+                    if (::truncate(segment.c_str(), 0) == 0 || errno != EACCES) return 2;
+                    // A doorbell whose path would not fit sun_path is not made.
+                    if (::open((segment + ".bell").c_str(), O_RDWR) >= 0 ||
+                        (errno != EACCES && errno != ENOENT)) {
+                      return 3;
+                    }
+                    return 0;
+                  }),
+            0)
+      << "1: opened the segment, 2: truncated it, 3: opened the doorbell";
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  EXPECT_EQ(ExitCodeOf(reader), 0)
+      << "the subscriber: 1: connect, 2: answer, 3: SUBSCRIBED, 4: open, 5: next, 6: release, "
+         "7: file mode, 8: pipes\n"
+      << Log();
+  ::close(told[0]);
+  ::close(go[1]);
 }
 
 TEST_F(DaemonAccessGroupTest, ANameNoGroupHasStopsTheStart) {

@@ -429,6 +429,40 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
 }
 
+// A reader opens its segment read-write (its lane's words) and so may truncate the file under the
+// daemon's mapping: that ends its own subscription with an error, not the daemon by SIGBUS
+// (docs/brokerd.md, "Security model"), and the daemon serves the next one.
+TEST_F(DaemonProcessTest, AReaderTruncatingItsSegmentEndsItsSubscriptionAloneWithAnError) {
+  Produce(30);
+  StartDaemon();
+  p::Subscribe request = Request();
+  request.partitions.resize(1);  // partition 0
+  Send(1, request);
+  auto subscribed = std::get<p::Subscribed>(Receive().message);
+  const std::string segment = (dir_ / subscribed.segment_name).string();
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(segment));
+    std::array<int64_t, kPartitions> next{};
+    ReadInPartitionOrder(*reader, 10, next);
+  }  // detached first: the test's own mapping is not guarded
+  ASSERT_EQ(::truncate(segment.c_str(), 0), 0) << std::strerror(errno);
+  Produce(300, 0, 30);  // the daemon writes on into the pages the truncation took
+
+  p::Frame answer = Receive();
+  auto* error = std::get_if<p::ErrorMessage>(&answer.message);
+  ASSERT_NE(error, nullptr) << Log();
+  EXPECT_EQ(error->code, p::ErrorCode::kBadRequest);
+  EXPECT_EQ(error->subscription_id, subscribed.subscription_id);
+  EXPECT_NE(error->message.find("truncated"), std::string::npos) << error->message;
+  EXPECT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << Log();
+  Send(2, request);
+  auto again = std::get<p::Subscribed>(Receive().message);
+  ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / again.segment_name).string()));
+  std::array<int64_t, kPartitions> next{};
+  ReadInPartitionOrder(*reader, 110, next);  // all of partition 0, in order
+  EXPECT_EQ(next[0], 110);
+}
+
 // Sparse segments on a tmpfs too small for them killed the daemon with SIGBUS once records
 // reached the pages it could not supply; their memory is reserved now, and a SUBSCRIBE for which
 // the folder has no room is refused (docs/brokerd.md, "Segment memory").

@@ -265,7 +265,6 @@ TEST_F(SubscriptionPlannerTest, PlansAreNumberedAndARefusalTakesNoNumber) {
 TEST_F(SubscriptionPlannerTest, RecordsPlanTakesTheDaemonsSettings) {
   config_.liveness_timeout = 7s;
   config_.pause_after = 250ms;
-  config_.access_group = 1234;
   config_.kafka = {{"bootstrap.servers", "localhost:9092"}};
   SubscriptionPlanner planner(config_);
   const SubscriptionPlan plan = Planned(planner, Request(), /*read_committed=*/false);
@@ -275,7 +274,6 @@ TEST_F(SubscriptionPlannerTest, RecordsPlanTakesTheDaemonsSettings) {
   EXPECT_EQ(plan.segment_dir, "/dev/shm/sluice-test");
   EXPECT_EQ(plan.liveness_timeout, 7s);
   EXPECT_EQ(plan.pause_after, 250ms);
-  EXPECT_EQ(plan.access_group, std::optional<gid_t>(1234));
   EXPECT_EQ(plan.kafka, config_.kafka);
   EXPECT_FALSE(plan.read_committed);
   EXPECT_TRUE(plan.native_fetch);

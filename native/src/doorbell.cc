@@ -43,11 +43,11 @@ void CloseFd(int& fd) {
 }  // namespace
 
 Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_count,
-                                              std::optional<gid_t> access_group) {
+                                              const Sharing& sharing) {
   SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::FromErrno("socket", errno);
-  DoorbellServer server(std::move(path), fd, lane_count, access_group.has_value());
+  DoorbellServer server(std::move(path), fd, lane_count, sharing);
   unlink(server.path_.c_str());
   // Bind under a umask that leaves the socket file 0600 from its first instant; the group, if
   // any, gets it before it is listening (and before its name is the segment's, docs/formats.md
@@ -57,7 +57,7 @@ Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_co
   const int bind_errno = errno;
   umask(old_mask);
   if (bound != 0) return Status::FromErrno("bind " + server.path_, bind_errno);
-  SLUICE_RETURN_NOT_OK(ShareSocketFile(server.path_, access_group));
+  SLUICE_RETURN_NOT_OK(ShareSocketFile(server.path_, sharing));
   if (listen(fd, static_cast<int>(lane_count) + 4) != 0) {
     return Status::FromErrno("listen " + server.path_, errno);
   }
@@ -65,16 +65,13 @@ Result<DoorbellServer> DoorbellServer::Listen(std::string path, uint32_t lane_co
 }
 
 DoorbellServer::DoorbellServer(std::string path, int listen_fd, uint32_t lane_count,
-                               bool group_may_connect)
-    : path_(std::move(path)),
-      listen_fd_(listen_fd),
-      group_may_connect_(group_may_connect),
-      lane_fds_(lane_count, -1) {}
+                               Sharing sharing)
+    : path_(std::move(path)), listen_fd_(listen_fd), sharing_(sharing), lane_fds_(lane_count, -1) {}
 
 DoorbellServer::DoorbellServer(DoorbellServer&& other) noexcept
     : path_(std::move(other.path_)),
       listen_fd_(std::exchange(other.listen_fd_, -1)),
-      group_may_connect_(other.group_may_connect_),
+      sharing_(other.sharing_),
       lane_fds_(std::move(other.lane_fds_)),
       pending_fds_(std::move(other.pending_fds_)) {
   other.lane_fds_.clear();
@@ -99,7 +96,9 @@ void DoorbellServer::AcceptPending() {
     // With an access group the socket file's mode is the check: SO_PEERCRED names the peer's
     // primary gid only, and a member may hold the group as a supplementary one.
     const bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0;
-    if (!known || (!group_may_connect_ && peer.uid != geteuid())) {
+    const bool allowed =
+        sharing_.group.has_value() || peer.uid == geteuid() || peer.uid == sharing_.user;
+    if (!known || !allowed) {
       close(fd);
       continue;
     }

@@ -116,12 +116,14 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
     unlink(temporary.c_str());
     return status;
   };
-  if (Status shared = ShareFile(fd, temporary, options.access_group); !shared.ok()) {
+  const Sharing sharing{.group = options.access_group, .user = options.reader_uid};
+  if (Status shared = ShareFile(fd, temporary, sharing); !shared.ok()) {
     return fail(shared);
   }
   // Reserved before it is mapped and published: nothing can SIGBUS on a page it lacks.
   if (Status reserved = ReserveMemory(fd, path, l); !reserved.ok()) return fail(reserved);
-  auto mapping = Mapping::Map(fd, l.segment_size);
+  auto mapping = options.guard_truncation ? Mapping::MapGuarded(fd, l.segment_size)
+                                          : Mapping::Map(fd, l.segment_size);
   if (!mapping.ok()) return fail(mapping.status());
   close(fd);
   InitializeHeader(mapping->data(), l, options, **schema);
@@ -129,8 +131,7 @@ Result<std::unique_ptr<SegmentWriter>> SegmentWriter::Create(const WriterOptions
   std::unique_ptr<SegmentWriter> writer(new SegmentWriter(options, l, path, mapping.MoveValue()));
   if (options.doorbell) {
     // Bound under a temporary name too, so the doorbell is there as soon as the segment is.
-    auto doorbell =
-        DoorbellServer::Listen(path + ".bell" + suffix, l.lane_count, options.access_group);
+    auto doorbell = DoorbellServer::Listen(path + ".bell" + suffix, l.lane_count, sharing);
     if (doorbell.ok()) writer->doorbell_.emplace(doorbell.MoveValue());
   }
   if (renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {

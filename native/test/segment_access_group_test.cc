@@ -118,7 +118,7 @@ TEST_F(SegmentAccessGroupTest, TheDoorbellKeepsAConnectionOfAnotherUidOnlyWithAG
     SCOPED_TRACE(static_cast<int>(bell));
     ScopedName name("bell");
     auto server = DoorbellServer::Listen(
-        name.path(), 1, bell == Bell::kShared ? std::optional<gid_t>(kGroup) : std::nullopt);
+        name.path(), 1, bell == Bell::kShared ? Sharing{.group = kGroup, .user = {}} : Sharing{});
     ASSERT_OK(server);
     if (bell == Bell::kOwnerOnlyOpenedByHand) {
       ASSERT_EQ(chmod(name.path().c_str(), 0666), 0);
@@ -140,6 +140,40 @@ TEST_F(SegmentAccessGroupTest, TheDoorbellKeepsAConnectionOfAnotherUidOnlyWithAG
     const int expected = bell == Bell::kOwnerOnly ? 1 : bell == Bell::kShared ? 0 : 2;
     EXPECT_EQ(WEXITSTATUS(status), expected) << "1: connect refused, 2: hung up, 0: rung";
   }
+}
+
+// One reader's uid by an ACL entry (the daemon's segment for its subscriber): that reader maps the
+// segment and connects to its doorbell; a member of the file's group does neither.
+TEST_F(SegmentAccessGroupTest, AReaderUidOpensTheSegmentAndItsDoorbellAndTheGroupNeither) {
+  ScopedName name("reader-uid");
+  WriterOptions options = SmallWriter(name.name());
+  options.reader_uid = kMember;
+  ASSERT_OK_AND_ASSIGN(auto writer, SegmentWriter::Create(options));
+  const gid_t files_group = Stat(name.path()).st_gid;
+  EXPECT_EQ(RunAs(kMember, kGroup,
+                  [&] {
+                    auto reader = SegmentReader::Open(name.path());
+                    if (!reader.ok()) return 1;
+                    return DoorbellClient::Connect(name.path() + ".bell", 0).ok() ? 0 : 2;
+                  }),
+            0)
+      << "1: the segment, 2: the doorbell";
+  for (const std::string& path : {name.path(), name.path() + ".bell"}) {
+    EXPECT_EQ(RunAs(kStranger, files_group,
+                    [&] {
+                      const int fd = open(path.c_str(), O_RDONLY);
+                      return fd < 0 && errno == EACCES ? 0 : 1;
+                    }),
+              0)
+        << path;
+  }
+  EXPECT_EQ(RunAs(kStranger, files_group,
+                  [&] {
+                    auto client = DoorbellClient::Connect(name.path() + ".bell", 0);
+                    return client.ok() ? 1 : 0;
+                  }),
+            0)
+      << "the stranger connected to the doorbell";
 }
 
 TEST_F(SegmentAccessGroupTest, AUidOutsideTheGroupCannotOpenTheSegment) {

@@ -1,6 +1,8 @@
 // ReaderOptions::guard_truncation: a writer that truncates its segment's file under a reader's
 // mapping ends that reader's reading with an error instead of the reader's process by SIGBUS
-// (docs/brokerd.md, "Local producers"), and a SIGBUS of any other mapping is still the process's.
+// (docs/brokerd.md, "Local producers"); WriterOptions::guard_truncation the same for a reader that
+// truncates the file under its writer (docs/brokerd.md, "Security model"); and a SIGBUS of any
+// other mapping is still the process's.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -61,6 +63,23 @@ TEST(SegmentTruncation, AGuardedReaderOfATruncatedSegmentFailsAndLivesOn) {
   EXPECT_TRUE(reader->truncated());
   EXPECT_FALSE(reader->Next(0ns).ok()) << "and goes on refusing";
   reader.reset();  // detaches from zeros
+}
+
+TEST(SegmentTruncation, AGuardedWriterOfATruncatedSegmentWritesOnAndSaysSo) {
+  ScopedName name("truncated-under-writer");
+  WriterOptions options = SmallWriter(name.name());
+  options.guard_truncation = true;
+  ASSERT_OK_AND_ASSIGN(auto writer, SegmentWriter::Create(options));
+  ASSERT_OK(PublishRecords(*writer, 0, 1));
+  EXPECT_FALSE(writer->truncated());
+  // What a reader, which opens the file read-write for its lane's words, can do to its writer.
+  ASSERT_EQ(truncate(name.path().c_str(), 0), 0) << std::strerror(errno);
+  // Unguarded, the first store into a slot's page would end this process by SIGBUS.
+  for (uint64_t first = 1; first < 9; ++first) {
+    ASSERT_OK(PublishRecords(*writer, first, 1));
+  }
+  EXPECT_TRUE(writer->truncated());
+  EXPECT_OK(writer->Close(0ns));
 }
 
 TEST(SegmentTruncation, ASigbusOfAnUnguardedMappingStillEndsTheProcess) {

@@ -152,8 +152,9 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Listen(const DaemonConfig&
   const mode_t previous = ::umask(0177);
   const int bound = ::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
   ::umask(previous);
-  Status shared = bound == 0 ? ShareSocketFile(config.socket_path, config.access_group)
-                             : Status::FromErrno("bind " + config.socket_path, errno);
+  Status shared =
+      bound == 0 ? ShareSocketFile(config.socket_path, {.group = config.access_group, .user = {}})
+                 : Status::FromErrno("bind " + config.socket_path, errno);
   if (shared.ok() && ::listen(listener, 64) != 0) {
     shared = Status::FromErrno("listen on " + config.socket_path, errno);
   }
@@ -539,7 +540,8 @@ void ControlServer::Subscribe(Connection& connection, uint64_t request_id,
     SendError(connection, request_id, 0, refusal->code, refusal->message);
     return;
   }
-  const SubscriptionPlan& plan = std::get<SubscriptionPlan>(outcome);
+  SubscriptionPlan& plan = std::get<SubscriptionPlan>(outcome);
+  plan.reader_uid = connection.peer.uid;
   std::vector<int32_t> partitions;
   for (const auto& [partition, offset] : plan.starts) partitions.push_back(partition);
   Result<FetchSession*> session =

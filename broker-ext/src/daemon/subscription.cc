@@ -53,7 +53,8 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
   options.slot_size = plan.slot_size;
   options.lane_count = 1;
   options.liveness_timeout = plan.liveness_timeout;
-  options.access_group = plan.access_group;
+  options.reader_uid = plan.reader_uid;
+  options.guard_truncation = true;
   // Kafka checks its records with CRC32C already; the copy into shared memory is checked by
   // nothing else, but a second checksum pass would cost more than the copy.
   options.checksums = false;
@@ -199,6 +200,15 @@ void Subscription::Run() {
   }
   while (!stop_) {
     const Status status = pump_->RunFor(kPumpRound);
+    // Its reader may truncate the file it opened read-write: the pump wrote to zero pages since,
+    // and the subscription ends before it commits or reports anything of them (docs/brokerd.md,
+    // "Security model").
+    if (writer_->truncated()) {
+      Fail(protocol::ErrorCode::kBadRequest,
+           "segment " + plan_.segment_name +
+               " was truncated under the daemon's mapping; the subscription ends");
+      return;
+    }
     Report();
     Commit(false);
     if (!status.ok()) {

@@ -43,7 +43,10 @@ struct SubscriptionPlan {
   std::string segment_dir;
   std::string segment_name;  // set by Subscription::Start, which draws it
   std::chrono::milliseconds liveness_timeout{5000};
-  std::optional<gid_t> access_group;  // sluice.access.group: its segment's group, mode 0660
+  // The subscriber's uid (SO_PEERCRED), who alone besides the daemon opens the segment: not the
+  // access group, whose other members could truncate it under the reader (docs/brokerd.md,
+  // "Security model").
+  uid_t reader_uid = 0;
   ObjectKind kind = ObjectKind::kRecords;
   bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
   // Committed records only, or those of open and aborted transactions too; the session's level

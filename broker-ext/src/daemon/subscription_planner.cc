@@ -133,7 +133,6 @@ SubscriptionPlan SubscriptionPlanner::Build(const protocol::Subscribe& request, 
   plan.slot_size = request.slot_size;
   plan.segment_dir = config_.segment_dir;
   plan.liveness_timeout = config_.liveness_timeout;
-  plan.access_group = config_.access_group;
   plan.pause_after = config_.pause_after;
   plan.kafka = config_.kafka;
   plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&

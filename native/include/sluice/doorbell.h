@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sluice/export.h"
+#include "sluice/file_access.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -19,11 +20,11 @@ namespace sluice {
 // The writer's end: listens at <segment path>.bell and keeps one connection per lane.
 class SLUICE_EXPORT DoorbellServer {
  public:
-  // Binds and listens at `path` (mode 0600, or 0660 and `access_group`'s), replacing a stale
-  // socket file of that name. Without a group only the writer's own uid may connect; with one,
-  // whoever the file's mode lets connect (the group's members, and root).
+  // Binds and listens at `path` (shared as file_access.h says), replacing a stale socket file of
+  // that name. The writer's own uid may connect, and `sharing.user`; with a group, whoever the
+  // file's mode lets connect (the group's members, and root).
   static Result<DoorbellServer> Listen(std::string path, uint32_t lane_count,
-                                       std::optional<gid_t> access_group = std::nullopt);
+                                       const Sharing& sharing = {});
   DoorbellServer(DoorbellServer&& other) noexcept;
   DoorbellServer& operator=(DoorbellServer&&) = delete;
   ~DoorbellServer();  // closes every connection and unlinks the socket file
@@ -39,7 +40,7 @@ class SLUICE_EXPORT DoorbellServer {
   const std::string& path() const { return path_; }
 
  private:
-  DoorbellServer(std::string path, int listen_fd, uint32_t lane_count, bool group_may_connect);
+  DoorbellServer(std::string path, int listen_fd, uint32_t lane_count, Sharing sharing);
   void AcceptPending();
   // Reads what a not-yet-identified connection sent; the first byte names its lane.
   void Identify(size_t pending_index);
@@ -47,7 +48,7 @@ class SLUICE_EXPORT DoorbellServer {
 
   std::string path_;
   int listen_fd_ = -1;
-  bool group_may_connect_ = false;
+  Sharing sharing_;
   std::vector<int> lane_fds_;
   std::vector<int> pending_fds_;
 };

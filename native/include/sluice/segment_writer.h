@@ -35,6 +35,13 @@ struct WriterOptions {
   // The group that may open the segment and its doorbell too (mode 0660, docs/formats.md "File
   // layout"); none: the owner alone (0600). The writer must be a member of it, or root.
   std::optional<gid_t> access_group;
+  // The one reader of another uid that may open them too, by an ACL entry where the group needs
+  // none (docs/formats.md "File layout"): the daemon's segment is its subscriber's alone.
+  std::optional<uid_t> reader_uid;
+  // Map the segment with Mapping::MapGuarded: a reader opens it read-write and could truncate it
+  // under the writer, which would then die of SIGBUS; guarded, it writes to zero pages instead,
+  // and truncated() says so (docs/brokerd.md, "Security model").
+  bool guard_truncation = false;
   IdleStrategy::Options idle;
 };
 
@@ -78,6 +85,9 @@ class SLUICE_EXPORT SegmentWriter {
   Status Close(std::chrono::nanoseconds drain_timeout);
 
   const std::string& path() const { return path_; }
+  // WriterOptions::guard_truncation: the file was truncated under the writer, whose stores since
+  // have reached nobody.
+  bool truncated() const { return mapping_.truncated(); }
   const SegmentLayout& layout() const { return layout_; }
 
  private:
