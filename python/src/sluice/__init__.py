@@ -7,12 +7,13 @@ from .client import (BrokerdClient, BrokerdError, BrokerdUnavailable, SegmentFol
 from .protocol import ErrorCode, ProtocolError, StreamGap
 from .segment import (ReaderEvicted, SegmentError, SegmentFormatError, SegmentReader,
                       SegmentRefused, WriterDead)
-from .stream import StreamChunk, StreamGapError, StreamOrderError, StreamReader
+from .stream import (StreamChunk, StreamGapError, StreamOrderError, StreamReader,
+                     StreamSilentError)
 
 __all__ = [
     "Batch", "BatchReleased", "BrokerdClient", "BrokerdError", "BrokerdUnavailable", "ChunkBatch",
     "ErrorCode", "ProtocolError", "ReaderEvicted", "RecordBatch", "SegmentError",
     "SegmentFolderError", "SegmentFormatError", "SegmentReader", "SegmentRefused", "StreamChunk",
-    "StreamGap", "StreamGapError", "StreamOrderError", "StreamReader", "Subscription",
-    "WriterDead",
+    "StreamGap", "StreamGapError", "StreamOrderError", "StreamReader", "StreamSilentError",
+    "Subscription", "WriterDead",
 ]
