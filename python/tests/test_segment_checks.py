@@ -4,20 +4,22 @@ anything is mapped (python/README.md, "Trust")."""
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
+import tempfile
 import threading
+import time
 from pathlib import Path
+from typing import List
 
 import pytest
 
+from cluster import BROKERD
+from content import value
 from segment_tool import SegmentToolWriter
 from sluice import BrokerdClient, SegmentRefused
 from sluice.segment import MappedSegment, SegmentReader
 
 VECTOR = Path(__file__).resolve().parents[2] / "testdata" / "segment" / "records-ok.seg"
-FAKE_BROKERD = Path(__file__).resolve().parent / "fake_brokerd.py"
 # A uid no file of the tests' belongs to.
 OTHER_UID = 4242
 
@@ -101,35 +103,72 @@ def test_a_segment_of_another_uid_is_refused_unless_that_uid_is_the_writers(own_
 
 
 @pytest.fixture
-def fake_brokerd(tmp_path, own_segment):
-    """A daemon of uid OTHER_UID whose SUBSCRIBED names ``own_segment``; its socket's path."""
-    header = MappedSegment(own_segment, writable=False)
-    path = tmp_path / "brokerd.sock"
-    bound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    bound.bind(str(path))
-    src = Path(__file__).resolve().parents[1] / "src"
+def brokerd_of_other_uid(cluster):
+    """The real sluice-brokerd, run as uid and gid OTHER_UID against the session's broker and
+    granting this process's uid the topics py.*: its socket's path. Its socket and segment folder
+    are in a folder of OTHER_UID's, short enough for doorbell paths (docs/brokerd.md, "Settings");
+    it is killed and its files removed at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="sl.", dir="/dev/shm"))
+    segments = folder / "seg"
+    segments.mkdir()
+    for owned in (folder, segments):
+        os.chown(owned, OTHER_UID, OTHER_UID)
+    socket_path = folder / "brokerd.sock"
     process = subprocess.Popen(
-        [sys.executable, str(FAKE_BROKERD), str(OTHER_UID), str(bound.fileno()),
-         str(own_segment.parent), own_segment.name, str(header.header.object_kind),
-         header.schema_message().hex()],
-        pass_fds=[bound.fileno()], env={**os.environ, "PYTHONPATH": str(src)},
-        stdout=subprocess.PIPE, text=True)
-    bound.close()
-    assert process.stdout.readline() == "listening\n", f"fake_brokerd.py ended: {process.wait()}"
-    yield path
-    process.kill()
-    process.wait()
+        [str(BROKERD), "--bootstrap-servers", cluster.bootstrap_servers,
+         "--socket", str(socket_path), "--metrics", "off",
+         "-X", f"sluice.segment.dir={segments}",
+         "-X", f"sluice.allowed.topics=uid={os.geteuid()}:py.*"],
+        user=OTHER_UID, group=OTHER_UID, extra_groups=[], stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Its log (one logfmt line per event, on stderr) is read to its end, so that the daemon never
+    # blocks on a full pipe; "event=ready" comes once its socket accepts connections.
+    log: List[str] = []
+    ready = threading.Event()
+
+    def pump() -> None:
+        for line in process.stderr:
+            log.append(line.rstrip("\n"))
+            if " event=ready " in line:
+                ready.set()
+        ready.set()  # the daemon ended
+
+    pumping = threading.Thread(target=pump, daemon=True)
+    pumping.start()
+    try:
+        if not ready.wait(30) or not any(" event=ready " in line for line in log):
+            pytest.fail(f"sluice-brokerd as uid {OTHER_UID} did not get ready in 30 s "
+                        f"(exit {process.poll()}):\n" + "\n".join(log))
+        yield socket_path
+    finally:
+        process.kill()
+        process.wait()
+        pumping.join(5)
+        shutil.rmtree(folder)
 
 
 @needs_root
-def test_a_subscription_maps_only_a_segment_of_the_daemons_uid(fake_brokerd, own_segment):
-    client = BrokerdClient(fake_brokerd)
-    # The segment is this process's, not the daemon's (the peer of the control socket).
-    with pytest.raises(SegmentRefused, match=f"^{own_segment}: owned by uid {os.geteuid()}, "
-                       f"not by the writer's uid {OTHER_UID}$"):
-        client.subscribe_records("orders", 1)
-    # Nothing is lost: the same client subscribes again once the daemon's file is there.
-    os.chown(own_segment, OTHER_UID, -1)
-    with client.subscribe_records("orders", 1) as orders:
-        assert orders.reader.segment.path == own_segment
+def test_a_subscription_maps_only_a_segment_of_the_daemons_uid(cluster, brokerd_of_other_uid):
+    """The real daemon, run as uid OTHER_UID, makes the segment: a file of its uid, not of this
+    process's (root). The client expects the owner its control socket's peer (SO_PEERCRED) names,
+    the daemon's uid, so it maps the segment and reads its records to the end. A client that
+    expected its own effective uid instead would refuse this segment (owned by uid 4242, not by
+    the writer's uid 0); the refusals themselves are the tests above."""
+    cluster.command("topic", "py.other-uid", 1)
+    cluster.command("records", "py.other-uid", 0, 200, 100)
+    client = BrokerdClient(brokerd_of_other_uid)
+    with client.subscribe_records("py.other-uid", 1, slot_count=4, slot_size=4096) as orders:
         assert orders.connection.peer_uid == OTHER_UID
+        segment = orders.reader.segment.path
+        assert segment.parent == brokerd_of_other_uid.parent / "seg"
+        assert segment.stat().st_uid == OTHER_UID
+        rows = []
+        deadline = time.monotonic() + 30
+        while len(rows) < 200:
+            assert time.monotonic() < deadline, f"{len(rows)} of 200 rows in 30 s"
+            batch = orders.poll(1.0)
+            if batch is not None:
+                with batch:
+                    rows += batch.record_batch.select(["offset", "value"]).to_pylist()
+    assert [r["offset"] for r in rows] == list(range(200))
+    assert [r["value"] for r in rows] == [value(i, 100) for i in range(200)]
