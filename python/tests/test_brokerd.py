@@ -10,7 +10,7 @@ from content import value
 from sluice import progress as progress_module
 from sluice.progress import decode
 from sluice import (BrokerdClient, BrokerdError, BrokerdUnavailable, ErrorCode, StreamGapError,
-                    StreamReader)
+                    StreamReader, StreamSilentError)
 
 
 @pytest.fixture
@@ -109,6 +109,26 @@ def test_a_hole_in_the_stream_is_reported_once_and_the_reader_waits_on(cluster, 
         cluster.command("chunks", "py.gap", "job-2", "black", 4, 100, 1, "only=1")
         seqs = [chunk.seq for chunk in black]
     assert seqs == [1, 2, 3]
+
+
+def test_a_stream_whose_writer_went_silent_is_told_after_the_silence_timeout(cluster, client):
+    cluster.command("topic", "py.silent", 1)
+    # Chunk 0 of three, then nothing: a writer killed mid-stream, no later chunk to report a gap by.
+    cluster.command("chunks", "py.silent", "job-5", "white", 3, 100, 1, "only=0")
+    with StreamReader(client, "py.silent", "job-5", "white", partitions=1,
+                      silence_timeout=1.0) as white:
+        with white.acquire(10) as first:
+            assert first.seq == 0
+        waiting_since = time.monotonic()
+        with pytest.raises(StreamSilentError, match="job-5/white brought no chunk for .* "
+                           "waiting for chunk 1") as silent:
+            while time.monotonic() < waiting_since + 10:
+                assert white.acquire(0.2) is None
+        assert time.monotonic() - waiting_since >= 1.0
+        assert silent.value.silent_seconds >= 1.0
+        # The reader stays usable: the rest of the stream comes through it.
+        cluster.command("chunks", "py.silent", "job-5", "white", 3, 100, 1, "skip=0")
+        assert [chunk.seq for chunk in white] == [1, 2]
 
 
 def test_heartbeats_keep_an_idle_subscription_alive(cluster):

@@ -83,6 +83,10 @@ class ControlConnection:
             raise BrokerdUnavailable(
                 f"cannot connect to sluice-brokerd at {path}: {e.strerror or e}; start the daemon, "
                 "or pass the path of its --socket (sluice.socket)") from None
+        # The daemon's uid (SO_PEERCRED: struct ucred {pid, uid, gid}): the owner its segments
+        # must have (python/README.md, "Trust").
+        _, self.peer_uid, _ = struct.unpack("3i", self.sock.getsockopt(
+            socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
         self.timeout_ns = int(timeout_s * 1e9)
         self.lock = threading.Lock()
         self.pending: Dict[int, Future] = {}
@@ -252,7 +256,7 @@ class Subscription:
             path = Path(answer.segment_dir or "/dev/shm") / answer.segment_name
             schema = pa.ipc.read_schema(pa.py_buffer(answer.schema))
             try:
-                self.reader = SegmentReader(path, schema)
+                self.reader = SegmentReader(path, schema, owner_uid=self.connection.peer_uid)
             except OSError as e:
                 raise SegmentFolderError(
                     f"cannot open the segment {path}: {e}; this process must see the daemon's "

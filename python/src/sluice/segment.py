@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import mmap
 import os
 import select
 import socket
+import stat
 import struct
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import pyarrow as pa
 
@@ -66,6 +68,12 @@ MAX_BACKOFF_S = 1e-3
 
 class SegmentError(Exception):
     """A segment that cannot be read: missing, all lanes taken, or the reader lost its lane."""
+
+
+class SegmentRefused(SegmentError):
+    """A path that is not the writer's segment: a symbolic link, not a regular file, or owned by
+    another uid than the writer's; refused before anything is mapped (python/README.md,
+    "Trust")."""
 
 
 class SegmentFormatError(SegmentError):
@@ -225,15 +233,54 @@ def crc32c(data) -> int:
     return crc ^ 0xFFFFFFFF
 
 
-class MappedSegment:
-    """A segment file mapped whole, with typed views of its control words."""
+_FILE_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+               stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
-    def __init__(self, path: Path, writable: bool):
+
+def open_segment_file(path: Path, writable: bool, owner_uid: int) -> Tuple[int, os.stat_result]:
+    """The descriptor of the segment at ``path`` and its ``fstat``, refused with
+    :class:`SegmentRefused` unless it is a regular file of ``owner_uid``, as sluice-brokerd opens
+    a producer's segment: the file itself (``O_NOFOLLOW``: a link is refused, not followed), and
+    the checks made on the very descriptor then mapped, so that no other file can be swapped in
+    between."""
+    # O_NONBLOCK: a FIFO would otherwise hold the open until a writer came; it changes nothing
+    # for a regular file or its mapping.
+    flags = (os.O_RDWR if writable else os.O_RDONLY) | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise SegmentRefused(f"{path}: a symbolic link, not the segment itself") from None
+        if e.errno == errno.EISDIR:
+            raise SegmentRefused(f"{path}: a directory, not a regular file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "a special file")
+            raise SegmentRefused(f"{path}: {kind}, not a regular file")
+        if info.st_uid != owner_uid:
+            raise SegmentRefused(
+                f"{path}: owned by uid {info.st_uid}, not by the writer's uid {owner_uid}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+class MappedSegment:
+    """A segment file mapped whole, with typed views of its control words.
+
+    ``owner_uid``: the uid the file must belong to, its writer's (this process's effective uid
+    unless given; a subscription passes the daemon's, the peer of its control socket).
+    """
+
+    def __init__(self, path: Path, writable: bool, owner_uid: Optional[int] = None):
         self.path = Path(path)
-        flags = os.O_RDWR if writable else os.O_RDONLY
-        fd = os.open(self.path, flags | os.O_CLOEXEC)
+        fd, info = open_segment_file(self.path, writable,
+                                     os.geteuid() if owner_uid is None else owner_uid)
         try:
-            size = os.fstat(fd).st_size
+            size = info.st_size
             if size < PAGE:
                 raise SegmentFormatError("file_size", size, "a segment is at least 4096 bytes")
             with mmap.mmap(fd, PAGE, mmap.MAP_SHARED, mmap.PROT_READ) as first:
@@ -423,10 +470,13 @@ class Doorbell:
 
 
 class SegmentReader:
-    """One lane of a segment: attaches, takes objects in order, releases their slots."""
+    """One lane of a segment: attaches, takes objects in order, releases their slots.
 
-    def __init__(self, path, schema: Optional[pa.Schema] = None):
-        self.segment = MappedSegment(Path(path), writable=True)
+    ``owner_uid``: the uid the segment must belong to (:class:`MappedSegment`)."""
+
+    def __init__(self, path, schema: Optional[pa.Schema] = None, *,
+                 owner_uid: Optional[int] = None):
+        self.segment = MappedSegment(Path(path), writable=True, owner_uid=owner_uid)
         self.header = self.segment.header
         self.schema = schema if schema is not None else parse_schema(self.segment.schema_message())
         self.lock = threading.Lock()

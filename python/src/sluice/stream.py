@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Deque, Iterator, List, Optional
+from typing import Callable, Deque, Iterator, List, Optional
 
 import pyarrow as pa
 
@@ -19,6 +19,9 @@ from .batches import Batch, BatchReleased
 from .client import BrokerdClient, Subscription
 from .progress import DEFAULT_TOPIC, DeliveryProgress, ProgressReporter
 from .protocol import StreamGap
+
+# The Java reader's default (StreamReaderBuilder.silenceTimeout, docs/stream-reader.md).
+DEFAULT_SILENCE_TIMEOUT_S = 60.0
 
 
 class StreamOrderError(IOError):
@@ -40,6 +43,24 @@ class StreamGapError(IOError):
         self.job = job
         self.stream = stream
         self.gap = gap
+
+
+class StreamSilentError(IOError):
+    """A stream that began and has not ended brought no chunk for the reader's
+    ``silence_timeout`` (docs/stream-reader.md, "Silence"), as the Java ``StreamSilentException``:
+    its writer may be gone, killed mid-stream with no later chunk for the daemon to report a gap
+    by. Raised once per silence; the reader stays usable: ``acquire`` again waits on, and the next
+    silence is told again once a chunk came; closing it gives up."""
+
+    def __init__(self, job: str, stream: str, next_seq: int, silent_seconds: float):
+        super().__init__(
+            f"stream {job}/{stream} brought no chunk for {int(silent_seconds * 1000)} ms, waiting "
+            f"for chunk {next_seq}: its writer may be gone. The reader waits on: acquire again to "
+            "keep waiting, or close the reader to give up")
+        self.job = job
+        self.stream = stream
+        self.next_seq = next_seq
+        self.silent_seconds = silent_seconds
 
 
 class _HeldBatch:
@@ -113,13 +134,20 @@ class StreamReader:
     ``progress_interval`` seconds, and sooner once a generation task was delivered when
     ``chunks_per_task`` says where tasks end (the job's ``ceil(taskSizeBytes / chunkSizeBytes)``,
     docs/stream-reader.md, "Delivery progress").
+    ``silence_timeout``: seconds a stream that began may bring no chunk while the reader waits
+    before ``acquire`` raises :class:`StreamSilentError` (docs/stream-reader.md, "Silence"); 60 as
+    the Java reader's, 0 never. ``clock``: the monotonic seconds the waits are counted in.
     """
 
     def __init__(self, client: BrokerdClient, topic: str, job: str, stream: str,
                  partitions: int = 0, *, local_leaders: bool = False, slot_count: int = 16,
                  slot_size: int = 2 << 20, reorder_window_bytes: int = 0,
                  bootstrap_servers: Optional[str] = None, progress_topic: str = DEFAULT_TOPIC,
-                 progress_interval: float = 0.1, chunks_per_task: int = 0):
+                 progress_interval: float = 0.1, chunks_per_task: int = 0,
+                 silence_timeout: float = DEFAULT_SILENCE_TIMEOUT_S,
+                 clock: Callable[[], float] = time.monotonic):
+        if silence_timeout < 0:
+            raise ValueError(f"silence_timeout = {silence_timeout}: negative; 0 never tells")
         self.job = job
         self.stream = stream
         self.subscription: Subscription = client.subscribe_chunks(
@@ -147,6 +175,14 @@ class StreamReader:
         self._gaps: List[StreamGap] = []
         self._end_seen = False
         self._ended = False
+        # Silence (docs/stream-reader.md, "Silence"): since when the reader has waited with
+        # nothing of its stream to take (None: it has not), and whether this silence was told.
+        # Counted from the reader's wait, not the last chunk's arrival: an application that
+        # paused finds the chunks that came meanwhile first.
+        self.silence_timeout = silence_timeout
+        self._clock = clock
+        self._dry_since: Optional[float] = None
+        self._silence_told = False
 
     @property
     def is_end_of_stream(self) -> bool:
@@ -155,21 +191,47 @@ class StreamReader:
 
     def acquire(self, timeout: float = 1.0) -> Optional[StreamChunk]:
         """The next chunk in ``seq`` order, or None when ``timeout`` seconds ran out or the
-        stream has ended. Raises :class:`StreamGapError` once per hole the daemon reported."""
-        deadline = time.monotonic() + timeout
+        stream has ended. Raises :class:`StreamGapError` once per hole the daemon reported, and
+        :class:`StreamSilentError` once per silence past ``silence_timeout``."""
+        deadline = self._clock() + timeout
         while not self._ready:
             if self._end_seen:
                 return None
             self._check_gaps()
-            batch = self.subscription.poll(min(0.1, max(0.0, deadline - time.monotonic())))
+            wait_start = self._clock()
+            wait = min(0.1, max(0.0, deadline - wait_start))
+            if self._watches_silence():
+                # Wakes when the silence is due to be told, if the caller's wait is longer.
+                dry = wait_start if self._dry_since is None else self._dry_since
+                wait = min(wait, max(0.0, dry + self.silence_timeout - wait_start))
+            batch = self.subscription.poll(wait)
             if batch is not None:
                 self._take(batch)
-            elif self.subscription.ended:
+            if self._ready:
+                self._dry_since = None
+                self._silence_told = False
+                break
+            if self._dry_since is None:
+                self._dry_since = wait_start
+            if batch is None and self.subscription.ended:
                 raise StreamOrderError(f"stream {self.job}/{self.stream}: the daemon closed the "
                                        f"segment before its end, at seq {self.next_seq}")
-            elif time.monotonic() >= deadline:
+            self._tell_silence()
+            if self._clock() >= deadline:
                 return None
         return self._ready.popleft()
+
+    def _watches_silence(self) -> bool:
+        """Whether a silence may still be told: the stream began, has not ended, was not told.
+        Before the first chunk nothing is told, since a job may not have started yet."""
+        return (self.silence_timeout > 0 and self.next_seq > 0 and not self._end_seen
+                and not self._silence_told)
+
+    def _tell_silence(self) -> None:
+        silent = self._clock() - self._dry_since
+        if self._watches_silence() and silent >= self.silence_timeout:
+            self._silence_told = True
+            raise StreamSilentError(self.job, self.stream, self.next_seq, silent)
 
     def _check_gaps(self) -> None:
         while True:
