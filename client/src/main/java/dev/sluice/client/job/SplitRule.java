@@ -6,7 +6,9 @@ import dev.sluice.client.annotation.PublicEvolving;
  * Which part of a job's generated data a stream carries: the <em>split</em> constraint
  * (docs/formats.md, "Split rule"), "split the generated data into multiple data streams which can
  * be delivered to different output locations". A job's streams partition its output; no two streams
- * carry the same data, because the seed rules out duplicating a stream to several consumers.
+ * carry the same data, because the runtime this follows rules out duplicating a stream to several
+ * consumers (docs/references.md, "A Flexible and Distributed Runtime System for High-Throughput
+ * Constrained Data Streams Generation").
  *
  * <p>The generator is told the rule of the stream a task belongs to, so it computes only that part.
  */
