@@ -26,3 +26,11 @@ elseif(SLUICE_SANITIZE STREQUAL "thread")
 elseif(NOT SLUICE_SANITIZE STREQUAL "")
   message(FATAL_ERROR "SLUICE_SANITIZE=${SLUICE_SANITIZE}: set address, thread, or nothing")
 endif()
+
+if(NOT SLUICE_SANITIZE STREQUAL "")
+  # -O1 and line tables (-g1), as the sanitizers' own docs advise, for RelWithDebInfo's -O2 -g:
+  # a report still names every frame's function, file and line, and the sanitized build, which
+  # the test command compiles from nothing on every run, takes about 40 % less time on 2 cores
+  # (control_server.cc under ASan: 14.7 s at -O2 -g, 8.5 s at -O1 -g1).
+  set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -g1 -DNDEBUG")
+endif()

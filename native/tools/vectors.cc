@@ -156,7 +156,7 @@ Status WriteAll(const std::string& directory) {
   SLUICE_RETURN_NOT_OK(bad("lane-count-zero.seg", "lane_count",
                            [](Image& i) { Put<uint32_t>(i, h::kLaneCount, 0); }));
   SLUICE_RETURN_NOT_OK(bad("truncated.seg", "segment_size",
-                           [](Image& i) { i.resize(i.size() - layout::kPageSize); }));
+                           [](Image& i) { i.erase(i.end() - layout::kPageSize, i.end()); }));
   SLUICE_RETURN_NOT_OK(bad("region-out-of-file.seg", "slot_data_offset",
                            [](Image& i) { Put<uint64_t>(i, h::kSlotDataOffset, 1ull << 40); }));
   SLUICE_RETURN_NOT_OK(bad("bad-schema.seg", "schema", [](Image& i) {
