@@ -271,7 +271,8 @@ LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
       metrics.counter("sluice_local_chunks_unrouted_total",
                       "Local chunks no CHUNK_STREAMS subscription of their topic took (dropped)."),
       metrics.counter("sluice_local_objects_malformed_total",
-                      "Objects of local producers that were not valid CHUNKS batches."),
+                      "Local producers refused or ended because their segment or an object of it "
+                      "broke the format."),
       metrics.gauge("sluice_local_producers", "Local producers attached now."),
   };
 }
@@ -305,14 +306,25 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   // name's in the folder, NAME.bell.
   ReaderOptions options;
   options.guard_truncation = true;
+  // A file of the peer's own that is no CHUNKS segment is the producer's fault, counted as a
+  // malformed object that ends a producer is (docs/brokerd.md, "Metrics"); a mapping or a lane
+  // the daemon has not is none of its fault.
+  auto refuse_malformed = [&](const Status& status) {
+    counters.malformed.Add();
+    return refuse(status);
+  };
   auto reader = SegmentReader::Open(*fd, segment_path, options);
-  if (!reader.ok()) return refuse(reader.status());
+  if (!reader.ok()) {
+    if (reader.status().code() == StatusCode::kCorrupt) return refuse_malformed(reader.status());
+    return refuse(reader.status());
+  }
   const SegmentHeader& header = (*reader)->header();
   if (header.kind != ObjectKind::kChunks) {
-    return refuse(Status::InvalidArgument("its object_kind is RECORDS; a producer's is CHUNKS"));
+    return refuse_malformed(
+        Status::InvalidArgument("its object_kind is RECORDS; a producer's is CHUNKS"));
   }
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
-    return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
+    return refuse_malformed(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
   auto attachment =
       std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, *std::move(name),
@@ -354,12 +366,20 @@ void LocalProducer::Run() {
         {{"producer", std::to_string(id_)}, {"error", message}});
     if (on_failure_) on_failure_(message);
   };
+  // The producer's own fault: its segment or an object of it broke the format. Each such end is
+  // counted once (docs/brokerd.md, "Metrics"), whichever of the checks below saw it first.
+  auto malformed = [&](const std::string& message) {
+    counters_.malformed.Add();
+    Log(LogLevel::kWarn, "local_producer_malformed",
+        {{"producer", std::to_string(id_)}, {"error", message}});
+    if (on_failure_) on_failure_(message);
+  };
   // Truncated, the segment reads as zeros from then on, whatever Next or RouteObject made of
   // them; the chunks routed before view zeros where their payload was, as if the producer had
   // written them (docs/brokerd.md, "Local producers").
   auto truncated = [&] {
     if (!reader.truncated()) return false;
-    fail(who + ": its file was truncated under the daemon's mapping; the producer ends");
+    malformed(who + ": its file was truncated under the daemon's mapping; the producer ends");
     return true;
   };
   for (;;) {
@@ -382,19 +402,22 @@ void LocalProducer::Run() {
         if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment("writer_dead");
         break;
       }
-      fail(who + ": " + object.status().ToString());
+      // kCorrupt: a lane or slot the writer broke. kEvicted is not the producer's fault alone:
+      // a writer takes back the lane of a reader whose heartbeat is stale, a stalled daemon's too.
+      const std::string message = who + ": " + object.status().ToString();
+      if (code == StatusCode::kCorrupt) {
+        malformed(message);
+      } else {
+        fail(message);
+      }
       break;
     }
     Status routed = RouteObject(*object);
     if (truncated()) break;
     if (!routed.ok()) {
-      counters_.malformed.Add();
       (void)reader.Release(*object);
-      const std::string message =
-          who + ": " + routed.message() + "; the chunks before it were taken, the producer ends";
-      Log(LogLevel::kWarn, "local_producer_malformed",
-          {{"producer", std::to_string(id_)}, {"error", message}});
-      if (on_failure_) on_failure_(message);
+      malformed(who + ": " + routed.message() +
+                "; the chunks before it were taken, the producer ends");
       break;
     }
   }
