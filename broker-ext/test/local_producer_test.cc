@@ -30,6 +30,7 @@
 
 #include "chunk_objects.h"
 #include "gtest_util.h"
+#include "listening_socket.h"
 #include "sluice/layout.h"
 #include "sluice/liveness.h"
 #include "sluice/random_name.h"
@@ -516,6 +517,58 @@ TEST_F(LocalProducerTest, AnObjectWithAJobOrStreamThatIsNoNameEndsTheProducer) {
     EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), malformed_before + 1);
     router_.Remove(kTopic, inbox.get());
   }
+}
+
+// The daemon, often root, connects to a producer's doorbell only if NAME.bell in the segment
+// folder is a socket of the peer's itself (docs/brokerd.md, "Local producers"); anything else
+// rings nobody, and the producer is read without a doorbell, as one without a socket file is
+// (docs/formats.md, "Doorbell"). Each case puts its socket in place of the writer's.
+TEST_F(LocalProducerTest, ConnectsTheDoorbellThatIsASocketOfThePeers) {
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  ASSERT_EQ(unlink(bell.c_str()), 0);
+  sluice::testing::ListeningSocket own(bell);
+  ASSERT_EQ(own.error(), "");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_TRUE(own.HasAConnection()) << "attaching connected the doorbell";
+  EXPECT_EQ(own.AcceptAndReadAByte(5000), 0) << "and sent its lane, 0";
+}
+
+// A link there would lead the connect to any socket the daemon may reach: its own control
+// socket, another user's.
+TEST_F(LocalProducerTest, ConnectsNoDoorbellThatIsALink) {
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  std::vector<uid_t> owners = {geteuid()};
+  if (geteuid() == 0) owners.push_back(65534);
+  for (const uid_t owner : owners) {
+    SCOPED_TRACE("a socket of uid " + std::to_string(owner));
+    sluice::testing::ListeningSocket target(segment.path() + ".target");
+    ASSERT_EQ(target.error(), "");
+    ASSERT_EQ(lchown(target.path().c_str(), owner, static_cast<gid_t>(-1)), 0)
+        << std::strerror(errno);
+    unlink(bell.c_str());
+    ASSERT_EQ(symlink(target.path().c_str(), bell.c_str()), 0) << std::strerror(errno);
+    auto inbox = Subscribe("");
+    ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+    EXPECT_FALSE(target.HasAConnection()) << "the socket the link names saw no connection";
+    ASSERT_OK(segment.Publish({{"a", "s", owner, false, "read without a doorbell"}}));
+    std::vector<ReadyMessage> taken;
+    EXPECT_TRUE(DrainUntil(*inbox, taken, 1)) << "the producer is read without a doorbell";
+    router_.Remove(kTopic, inbox.get());
+  }
+}
+
+TEST_F(LocalProducerTest, ConnectsNoDoorbellOfAnotherUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a socket to another uid needs root";
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  ASSERT_EQ(unlink(bell.c_str()), 0);
+  sluice::testing::ListeningSocket other(bell);
+  ASSERT_EQ(other.error(), "");
+  ASSERT_EQ(lchown(bell.c_str(), 65534, static_cast<gid_t>(-1)), 0) << std::strerror(errno);
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  EXPECT_FALSE(other.HasAConnection()) << "another user's socket saw no connection";
 }
 
 // A folder of its own for the start-up cleanup, removed with what is left in it.

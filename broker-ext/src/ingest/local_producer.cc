@@ -303,9 +303,11 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   }
   // The producer may truncate its file under the mapping; guarded, that ends this producer rather
   // than the daemon by SIGBUS (docs/brokerd.md, "Local producers"). The doorbell too is the
-  // name's in the folder, NAME.bell.
+  // name's in the folder, NAME.bell, and only a socket of the peer's there is connected: a link
+  // would lead the daemon's connect to any socket it may reach.
   ReaderOptions options;
   options.guard_truncation = true;
+  const DoorbellInFolder doorbell{folder.fd(), *name + ".bell", owner_uid, segment_path + ".bell"};
   // A file of the peer's own that is no CHUNKS segment is the producer's fault, counted as a
   // malformed object that ends a producer is (docs/brokerd.md, "Metrics"); a mapping or a lane
   // the daemon has not is none of its fault.
@@ -313,7 +315,7 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
     counters.malformed.Add();
     return refuse(status);
   };
-  auto reader = SegmentReader::Open(*fd, segment_path, options);
+  auto reader = SegmentReader::Open(*fd, segment_path, doorbell, options);
   if (!reader.ok()) {
     if (reader.status().code() == StatusCode::kCorrupt) return refuse_malformed(reader.status());
     return refuse(reader.status());
