@@ -1,6 +1,5 @@
 #include "ingest/local_producer.h"
 
-#include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/type.h>
 #include <dirent.h>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "daemon/log.h"
+#include "ingest/producer_object.h"
 #include "protocol/wire.h"
 #include "sluice/layout.h"
 #include "sluice/liveness.h"
@@ -66,11 +66,6 @@ class HeldObject {
 
 std::string Describe(uint64_t id, const std::string& path) {
   return "local producer " + std::to_string(id) + " (segment " + path + ")";
-}
-
-Status Malformed(const ObjectView& object, const std::string& what) {
-  return Status::Corrupt("object " + std::to_string(object.object_id) + " (slot " +
-                         std::to_string(object.slot) + ") " + what);
 }
 
 // What became of a file a dead producer left in the segment folder.
@@ -477,46 +472,21 @@ void LocalProducer::RemoveDeadWritersSegment(const char* cause) {
 }
 
 Status LocalProducer::RouteObject(const ObjectView& object) {
-  auto batch = DecodeObject(object, ChunksSchema());
-  if (!batch.ok()) return Malformed(object, "is not a CHUNKS batch: " + batch.status().message());
-  const arrow::RecordBatch& rows = **batch;
-  if (rows.num_rows() == 0) return Malformed(object, "holds no chunk");
-  for (int column = 0; column < rows.num_columns(); ++column) {
-    // The CHUNKS schema's fields are all non-nullable (docs/formats.md, "Object schemas").
-    if (rows.column(column)->null_count() != 0) {
-      return Malformed(object, "has nulls in " + rows.schema()->field(column)->name());
-    }
-  }
-  const auto& jobs = static_cast<const arrow::StringArray&>(*rows.column(0));
-  const auto& streams = static_cast<const arrow::StringArray&>(*rows.column(1));
-  const auto& seqs = static_cast<const arrow::UInt64Array&>(*rows.column(2));
-  const auto& eos = static_cast<const arrow::BooleanArray&>(*rows.column(3));
-  const auto& payloads = static_cast<const arrow::BinaryArray&>(*rows.column(4));
-  // Checked before any row is routed, so that a malformed object routes none: job and stream
-  // travel on into readers' file names, logs and metric labels (docs/formats.md, "Chunk record").
-  for (int64_t row = 0; row < rows.num_rows(); ++row) {
-    for (const auto* names : {&jobs, &streams}) {
-      const std::string field = (names == &jobs ? "job[" : "stream[") + std::to_string(row) + "]";
-      const Status name =
-          protocol::CheckName(field, names->GetView(row), 1, protocol::kMaxNameLength);
-      if (!name.ok()) return Malformed(object, "has a name that is none: " + name.message());
-    }
-  }
-
+  SLUICE_ASSIGN_OR_RETURN(const ProducerObject chunks, ProducerObject::Check(object));
   // Every row's message shares this owner: the slot goes back when the last of them is gone.
   std::shared_ptr<const void> owner =
-      std::make_shared<const HeldObject>(attachment_, *attachment_->reader, object, *batch);
-  for (int64_t row = 0; row < rows.num_rows(); ++row) {
+      std::make_shared<const HeldObject>(attachment_, *attachment_->reader, object, chunks.batch());
+  for (int64_t row = 0; row < chunks.rows(); ++row) {
     ReadyMessage message;
     ConsumedRecord& record = message.record;
     record.topic = attachment_->topic;
     record.partition = -1;
     record.offset = -1;
-    record.value = payloads.GetView(row);
+    record.value = chunks.payload(row);
     message.owner = owner;
-    message.chunk = std::make_unique<const ChunkId>(ChunkId{std::string(jobs.GetView(row)),
-                                                            std::string(streams.GetView(row)),
-                                                            seqs.Value(row), eos.Value(row)});
+    message.chunk = std::make_unique<const ChunkId>(ChunkId{std::string(chunks.job(row)),
+                                                            std::string(chunks.stream(row)),
+                                                            chunks.seq(row), chunks.eos(row)});
     message.local_producer = id_;
     counters_.chunks.Add();
     counters_.bytes.Add(record.value_size());
