@@ -1,10 +1,10 @@
 // LocalProducer against a real SegmentWriter of CHUNKS objects as the producer: the chunks
 // routed in order with their bytes, the slots given back only when every routed copy is gone,
 // the objects published before Stop or the writer's close taken, a malformed object ending the
-// producer with a message, the segments it must refuse, the file of a writer killed removed
-// unless its path names another file by then, the files of a producer whose connection ended
-// removed, and the start-up cleanup of dead producers' files (docs/brokerd.md, "Local
-// producers").
+// producer with a message, each segment or object that breaks the format counted once, the
+// segments it must refuse, the file of a writer killed removed unless its path names another
+// file by then, the files of a producer whose connection ended removed, and the start-up cleanup
+// of dead producers' files (docs/brokerd.md, "Local producers").
 #include "ingest/local_producer.h"
 
 #include <arrow/api.h>
@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -29,10 +30,12 @@
 
 #include "chunk_objects.h"
 #include "gtest_util.h"
+#include "listening_socket.h"
 #include "sluice/layout.h"
 #include "sluice/liveness.h"
 #include "sluice/random_name.h"
 #include "sluice/schemas.h"
+#include "sluice/segment_image.h"
 #include "sluice/segment_writer.h"
 
 namespace sluice::brokerd {
@@ -194,6 +197,40 @@ bool Exists(const std::string& path) {
     return ::testing::AssertionFailure() << path << ": " << std::strerror(errno);
   }
   return ::testing::AssertionSuccess();
+}
+
+// Puts into the ring of the segment's attached lane an entry naming a slot beyond its
+// slot_count and publishes it, as a writer that breaks the format could (docs/formats.md,
+// "Validation").
+::testing::AssertionResult PublishASlotBeyondTheSegment(const std::string& path) {
+  const auto size = static_cast<size_t>(std::filesystem::file_size(path));
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return ::testing::AssertionFailure() << path << ": " << std::strerror(errno);
+  void* mapped = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (mapped == MAP_FAILED)
+    return ::testing::AssertionFailure() << "mmap: " << std::strerror(errno);
+  auto* base = static_cast<uint8_t*>(mapped);
+  auto header = ValidateHeader(base, size);
+  ::testing::AssertionResult result = ::testing::AssertionFailure() << "no lane is attached";
+  if (!header.ok()) result = ::testing::AssertionFailure() << header.status().ToString();
+  namespace ln = layout::lane;
+  for (uint32_t lane = 0; header.ok() && lane < header->layout.lane_count; ++lane) {
+    uint8_t* lane_base = base + header->layout.LaneOffset(lane);
+    const auto word =
+        __atomic_load_n(reinterpret_cast<uint64_t*>(lane_base + ln::kLaneWord), __ATOMIC_ACQUIRE);
+    if (ln::State(word) != ln::kAttached) continue;
+    auto* write_pos = reinterpret_cast<uint64_t*>(lane_base + ln::kWritePos);
+    const uint64_t position = __atomic_load_n(write_pos, __ATOMIC_ACQUIRE);
+    const uint64_t index = position & (header->layout.ring_capacity - 1);
+    __atomic_store_n(reinterpret_cast<uint64_t*>(lane_base + ln::kRing + 8 * index),
+                     layout::ring::Entry(1, header->layout.slot_count), __ATOMIC_RELEASE);
+    __atomic_store_n(write_pos, position + 1, __ATOMIC_RELEASE);
+    result = ::testing::AssertionSuccess();
+    break;
+  }
+  munmap(mapped, size);
+  return result;
 }
 
 // What a test sees of a producer: its metrics, the failure it reported, its inboxes.
@@ -482,6 +519,58 @@ TEST_F(LocalProducerTest, AnObjectWithAJobOrStreamThatIsNoNameEndsTheProducer) {
   }
 }
 
+// The daemon, often root, connects to a producer's doorbell only if NAME.bell in the segment
+// folder is a socket of the peer's itself (docs/brokerd.md, "Local producers"); anything else
+// rings nobody, and the producer is read without a doorbell, as one without a socket file is
+// (docs/formats.md, "Doorbell"). Each case puts its socket in place of the writer's.
+TEST_F(LocalProducerTest, ConnectsTheDoorbellThatIsASocketOfThePeers) {
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  ASSERT_EQ(unlink(bell.c_str()), 0);
+  sluice::testing::ListeningSocket own(bell);
+  ASSERT_EQ(own.error(), "");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_TRUE(own.HasAConnection()) << "attaching connected the doorbell";
+  EXPECT_EQ(own.AcceptAndReadAByte(5000), 0) << "and sent its lane, 0";
+}
+
+// A link there would lead the connect to any socket the daemon may reach: its own control
+// socket, another user's.
+TEST_F(LocalProducerTest, ConnectsNoDoorbellThatIsALink) {
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  std::vector<uid_t> owners = {geteuid()};
+  if (geteuid() == 0) owners.push_back(65534);
+  for (const uid_t owner : owners) {
+    SCOPED_TRACE("a socket of uid " + std::to_string(owner));
+    sluice::testing::ListeningSocket target(segment.path() + ".target");
+    ASSERT_EQ(target.error(), "");
+    ASSERT_EQ(lchown(target.path().c_str(), owner, static_cast<gid_t>(-1)), 0)
+        << std::strerror(errno);
+    unlink(bell.c_str());
+    ASSERT_EQ(symlink(target.path().c_str(), bell.c_str()), 0) << std::strerror(errno);
+    auto inbox = Subscribe("");
+    ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+    EXPECT_FALSE(target.HasAConnection()) << "the socket the link names saw no connection";
+    ASSERT_OK(segment.Publish({{"a", "s", owner, false, "read without a doorbell"}}));
+    std::vector<ReadyMessage> taken;
+    EXPECT_TRUE(DrainUntil(*inbox, taken, 1)) << "the producer is read without a doorbell";
+    router_.Remove(kTopic, inbox.get());
+  }
+}
+
+TEST_F(LocalProducerTest, ConnectsNoDoorbellOfAnotherUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a socket to another uid needs root";
+  ProducerSegment segment;
+  const std::string bell = segment.path() + ".bell";
+  ASSERT_EQ(unlink(bell.c_str()), 0);
+  sluice::testing::ListeningSocket other(bell);
+  ASSERT_EQ(other.error(), "");
+  ASSERT_EQ(lchown(bell.c_str(), 65534, static_cast<gid_t>(-1)), 0) << std::strerror(errno);
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  EXPECT_FALSE(other.HasAConnection()) << "another user's socket saw no connection";
+}
+
 // A folder of its own for the start-up cleanup, removed with what is left in it.
 class ProducerFolder {
  public:
@@ -655,6 +744,70 @@ TEST_F(LocalProducerTest, RefusesARecordsSegment) {
   EXPECT_NE(producer.status().message().find("object_kind is RECORDS"), std::string::npos)
       << producer.status().message();
   EXPECT_EQ(records.writer().attached_readers(), 0u) << "a refused segment keeps no lane";
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+// A file of the peer's that is no segment at all is its fault too (docs/brokerd.md, "Metrics").
+TEST_F(LocalProducerTest, RefusesAFileThatIsNoSegmentAndCountsIt) {
+  const std::string path = NewSegmentPath();
+  { std::ofstream(path) << std::string(8192, 'x'); }
+  auto producer = Start(path);
+  unlink(path.c_str());
+  ASSERT_EQ(producer.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(producer.status().message().find("magic"), std::string::npos)
+      << producer.status().message();
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+// What the peer may not hand over, or the daemon cannot give, is no malformed segment.
+TEST_F(LocalProducerTest, CountsNoRefusalThatIsNoSegmentsFault) {
+  ProducerSegment own;
+  EXPECT_FALSE(Start(NewSegmentPath()).ok()) << "missing";
+  EXPECT_FALSE(Start("/tmp/" + own.path().substr(std::string("/dev/shm/").size())).ok())
+      << "outside the segment folder";
+  EXPECT_FALSE(Start(own.path(), geteuid() + 1).ok()) << "another's";
+  ASSERT_OK_AND_ASSIGN(auto first, Start(own.path()));
+  ASSERT_OK_AND_ASSIGN(auto second, Start(own.path()));
+  EXPECT_EQ(Start(own.path()).status().code(), StatusCode::kNoFreeLane) << "both lanes taken";
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 0u);
+}
+
+// A producer may truncate its file under the daemon's mapping (docs/brokerd.md, "Local
+// producers"): its end is counted once, whatever the zeros it then reads as look like.
+TEST_F(LocalProducerTest, ATruncatedSegmentEndsTheProducerCountedOnce) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  // The header page stays, which the test's own writer's heartbeat writes; the lanes and slots,
+  // which the producer's reader reads and writes, go.
+  const auto size = static_cast<off_t>(std::filesystem::file_size(segment.path()));
+  ASSERT_EQ(truncate(segment.path().c_str(), 4096), 0) << std::strerror(errno);
+  const bool ended = Eventually("the producer ends", [&] { return producer->ended(); });
+  // Back to its size before the writer, which looks at its lanes when it closes, is destroyed.
+  ASSERT_EQ(truncate(segment.path().c_str(), size), 0) << std::strerror(errno);
+  ASSERT_TRUE(ended);
+  const auto reported = failures();
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NE(reported[0].find("truncated"), std::string::npos) << reported[0];
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
+}
+
+TEST_F(LocalProducerTest, ALaneTheWriterBrokeEndsTheProducerCountedOnce) {
+  ProducerSegment segment;
+  auto inbox = Subscribe("");
+  ASSERT_OK_AND_ASSIGN(auto producer, Start(segment.path()));
+  ASSERT_OK(segment.Publish({{"a", "s", 0, false, "good"}}));
+  std::vector<ReadyMessage> taken;
+  ASSERT_TRUE(DrainUntil(*inbox, taken, 1));
+  ASSERT_TRUE(PublishASlotBeyondTheSegment(segment.path()));
+  ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
+  const auto reported = failures();
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NE(reported[0].find("ring"), std::string::npos) << reported[0];
+  EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "sluice/doorbell.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -176,6 +177,40 @@ void DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
 Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t lane,
                                                std::chrono::nanoseconds timeout) {
   SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address, SocketAddress(path));
+  return ConnectTo(address, path, lane, timeout);
+}
+
+Result<DoorbellClient> DoorbellClient::ConnectInFolder(const DoorbellInFolder& doorbell,
+                                                       uint32_t lane,
+                                                       std::chrono::nanoseconds timeout) {
+  const int fd = openat(doorbell.folder, doorbell.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("open " + doorbell.path, errno);
+  auto connect_checked = [&]() -> Result<DoorbellClient> {
+    struct stat info {};
+    if (fstat(fd, &info) != 0) return Status::FromErrno("fstat " + doorbell.path, errno);
+    if (S_ISLNK(info.st_mode)) {
+      return Status::InvalidArgument(doorbell.path + " is a symbolic link, not a socket");
+    }
+    if (!S_ISSOCK(info.st_mode)) return Status::InvalidArgument(doorbell.path + " is no socket");
+    if (info.st_uid != doorbell.owner) {
+      return Status::InvalidArgument(doorbell.path + " is a socket of uid " +
+                                     std::to_string(info.st_uid) + ", not of uid " +
+                                     std::to_string(doorbell.owner));
+    }
+    // The descriptor's own link in /proc names the socket it was opened on, whatever the name
+    // in the folder holds by now; the connect follows that link alone.
+    SLUICE_ASSIGN_OR_RETURN(const sockaddr_un address,
+                            SocketAddress("/proc/self/fd/" + std::to_string(fd)));
+    return ConnectTo(address, doorbell.path, lane, timeout);
+  };
+  Result<DoorbellClient> client = connect_checked();
+  close(fd);
+  return client;
+}
+
+Result<DoorbellClient> DoorbellClient::ConnectTo(const sockaddr_un& address,
+                                                 const std::string& what, uint32_t lane,
+                                                 std::chrono::nanoseconds timeout) {
   DoorbellClient client(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (client.fd_ < 0) return Status::FromErrno("socket", errno);
   // A Unix socket's non-blocking connect does not wait in the kernel (there is nothing to poll
@@ -186,10 +221,10 @@ Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t
   while (connect(client.fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
     const int err = errno;
     if (err == EINTR) continue;
-    if (err != EAGAIN) return Status::FromErrno("connect " + path, err);
+    if (err != EAGAIN) return Status::FromErrno("connect " + what, err);
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::TimedOut(
-          "connect " + path + ": the doorbell took no connection within " +
+          "connect " + what + ": the doorbell took no connection within " +
           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()) +
           " ms");
     }
@@ -198,7 +233,7 @@ Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t
   }
   const auto byte = static_cast<uint8_t>(lane);
   if (send(client.fd_, &byte, 1, MSG_NOSIGNAL) != 1) {
-    return Status::FromErrno("send to " + path, errno);
+    return Status::FromErrno("send to " + what, errno);
   }
   return client;
 }

@@ -6,12 +6,14 @@
 #include <arrow/ipc/message.h>
 #include <arrow/ipc/reader.h>
 #include <arrow/record_batch.h>
+#include <arrow/util/align_util.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fields.h"
 #include "sluice/crc32c.h"
@@ -215,6 +217,14 @@ Result<std::shared_ptr<arrow::RecordBatch>> DecodeObject(
   auto batch =
       arrow::ipc::ReadRecordBatch(**message, schema, &memo, arrow::ipc::IpcReadOptions::Defaults());
   if (!batch.ok()) return fail(batch.status());
+  // Arrow's reader takes a buffer wherever the message puts it, and a writer's message may put
+  // one off the 8-byte alignment the IPC format requires: its offsets and values would then be
+  // read misaligned, by the validation below and by every reader of the batch after it.
+  std::vector<bool> misaligned;
+  if (!arrow::util::CheckAlignment(**batch, 8, &misaligned)) {
+    return Status::BadField("message", where,
+                            "has a body buffer off the 8-byte alignment the IPC format requires");
+  }
   const auto valid = (*batch)->ValidateFull();
   if (!valid.ok()) return fail(valid);
   if (static_cast<uint64_t>((*batch)->num_rows()) != object.record_count) {

@@ -39,11 +39,23 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(const std::string& na
                                                            const ReaderOptions& options) {
   const std::string path = SegmentPath(name);
   SLUICE_ASSIGN_OR_RETURN(const int fd, OpenWhenPresent(path, options.open_timeout));
-  return Open(fd, path, options);
+  SLUICE_ASSIGN_OR_RETURN(auto reader, Map(fd, path, options));
+  SLUICE_RETURN_NOT_OK(reader->Attach(
+      [&path](uint32_t lane) { return DoorbellClient::Connect(path + ".bell", lane); }));
+  return reader;
 }
 
 Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(int fd, const std::string& path,
+                                                           const DoorbellInFolder& doorbell,
                                                            const ReaderOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(auto reader, Map(fd, path, options));
+  SLUICE_RETURN_NOT_OK(reader->Attach(
+      [&doorbell](uint32_t lane) { return DoorbellClient::ConnectInFolder(doorbell, lane); }));
+  return reader;
+}
+
+Result<std::unique_ptr<SegmentReader>> SegmentReader::Map(int fd, const std::string& path,
+                                                          const ReaderOptions& options) {
   struct stat info {};
   if (fstat(fd, &info) != 0) {
     const int err = errno;
@@ -59,10 +71,8 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::Open(int fd, const std::st
   close(fd);
   if (!mapping.ok()) return mapping.status();
   SLUICE_ASSIGN_OR_RETURN(auto header, ValidateHeader(mapping->data(), size));
-  std::unique_ptr<SegmentReader> reader(new SegmentReader(
+  return std::unique_ptr<SegmentReader>(new SegmentReader(
       options, FileIdentity{info.st_dev, info.st_ino}, mapping.MoveValue(), std::move(header)));
-  SLUICE_RETURN_NOT_OK(reader->Attach(path));
-  return reader;
 }
 
 SegmentReader::SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
@@ -71,7 +81,8 @@ SegmentReader::SegmentReader(const ReaderOptions& options, FileIdentity file, Ma
 
 SegmentReader::~SegmentReader() { Detach(); }
 
-Status SegmentReader::Attach(const std::string& path) {
+Status SegmentReader::Attach(
+    const std::function<Result<DoorbellClient>(uint32_t lane)>& connect_doorbell) {
   for (uint32_t lane = 0; lane < header_.layout.lane_count; ++lane) {
     uint8_t* base = mapping_.data() + header_.layout.LaneOffset(lane);
     auto word = Atomic<uint64_t>(base, ln::kLaneWord);
@@ -95,7 +106,7 @@ Status SegmentReader::Attach(const std::string& path) {
         std::make_unique<Heartbeat>(reinterpret_cast<uint64_t*>(base + ln::kReaderHeartbeatNs),
                                     HeartbeatInterval(header_.liveness_timeout_ns));
     if (options_.doorbell) {
-      auto doorbell = DoorbellClient::Connect(path + ".bell", lane);
+      auto doorbell = connect_doorbell(lane);
       // Open's caller destroys the reader, which leaves the lane.
       if (doorbell.status().code() == StatusCode::kTimedOut) return doorbell.status();
       if (doorbell.ok()) doorbell_.emplace(doorbell.MoveValue());

@@ -1,5 +1,6 @@
 #include "sluice/doorbell.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <future>
 
+#include "listening_socket.h"
 #include "test_util.h"
 #include "unaccepting_socket.h"
 
@@ -95,6 +97,71 @@ TEST(Doorbell, ALaneOutOfRangeIsDropped) {
   ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 5));
   server.Wait(1s);  // accepts, reads lane 5, closes
   EXPECT_FALSE(client.Wait(5s)) << "the server hung up on a lane it does not have";
+}
+
+// A reader that does not trust the writer connects to a doorbell by its name in a folder it
+// opened itself, and only to a socket of the writer's (docs/formats.md, "Doorbell").
+class DoorbellInFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_GE(folder_, 0) << std::strerror(errno); }
+  void TearDown() override { close(folder_); }
+
+  DoorbellInFolder In(const testing::ScopedName& name, uid_t owner = geteuid()) const {
+    return {folder_, name.name() + ".bell", owner, BellPath(name)};
+  }
+
+  int folder_ = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+};
+
+// Connected through /proc/self/fd/N of the descriptor checked, which reaches the socket itself.
+TEST_F(DoorbellInFolderTest, ASocketOfTheOwnerRingsBothWays) {
+  testing::ScopedName name("bell-in-folder");
+  ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 2));
+  ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::ConnectInFolder(In(name), 1));
+  ASSERT_TRUE(client.connected());
+  auto writer_wait = std::async(std::launch::async, [&] { server.Wait(10s); });
+  client.Ring();
+  EXPECT_EQ(writer_wait.wait_for(5s), std::future_status::ready) << "the writer was woken";
+  auto reader_wait = std::async(std::launch::async, [&] { return client.Wait(10s); });
+  server.Ring(1);
+  ASSERT_EQ(reader_wait.wait_for(5s), std::future_status::ready) << "the reader was woken";
+  EXPECT_TRUE(reader_wait.get());
+}
+
+TEST_F(DoorbellInFolderTest, ALinkIsNotFollowed) {
+  testing::ScopedName name("bell-link");
+  testing::ListeningSocket target(name.path() + ".target");
+  ASSERT_EQ(target.error(), "");
+  ASSERT_EQ(symlink(target.path().c_str(), BellPath(name).c_str()), 0) << std::strerror(errno);
+  auto client = DoorbellClient::ConnectInFolder(In(name), 0);
+  unlink(BellPath(name).c_str());
+  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(client.status().message().find("is a symbolic link"), std::string::npos)
+      << client.status().message();
+  EXPECT_FALSE(target.HasAConnection()) << "the socket the link names saw no connection";
+}
+
+TEST_F(DoorbellInFolderTest, ASocketOfAnotherUidIsNotConnected) {
+  testing::ScopedName name("bell-other");
+  testing::ListeningSocket other(BellPath(name));
+  ASSERT_EQ(other.error(), "");
+  auto client = DoorbellClient::ConnectInFolder(In(name, geteuid() + 1), 0);
+  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(client.status().message().find("is a socket of uid " + std::to_string(geteuid())),
+            std::string::npos)
+      << client.status().message();
+  EXPECT_FALSE(other.HasAConnection());
+}
+
+TEST_F(DoorbellInFolderTest, ADoorbellThatNeverAcceptsStillTimesOut) {
+  testing::ScopedName name("bell-in-folder-full");
+  testing::UnacceptingSocket full(BellPath(name));
+  ASSERT_EQ(full.error(), "");
+  auto client = DoorbellClient::ConnectInFolder(In(name), 0, 50ms);
+  ASSERT_EQ(client.status().code(), StatusCode::kTimedOut) << client.status().ToString();
+  EXPECT_NE(client.status().message().find(BellPath(name) + ": the doorbell took no connection"),
+            std::string::npos)
+      << client.status().message();
 }
 
 }  // namespace

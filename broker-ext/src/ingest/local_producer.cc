@@ -1,6 +1,5 @@
 #include "ingest/local_producer.h"
 
-#include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/type.h>
 #include <dirent.h>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "daemon/log.h"
+#include "ingest/producer_object.h"
 #include "protocol/wire.h"
 #include "sluice/layout.h"
 #include "sluice/liveness.h"
@@ -66,11 +66,6 @@ class HeldObject {
 
 std::string Describe(uint64_t id, const std::string& path) {
   return "local producer " + std::to_string(id) + " (segment " + path + ")";
-}
-
-Status Malformed(const ObjectView& object, const std::string& what) {
-  return Status::Corrupt("object " + std::to_string(object.object_id) + " (slot " +
-                         std::to_string(object.slot) + ") " + what);
 }
 
 // What became of a file a dead producer left in the segment folder.
@@ -271,7 +266,8 @@ LocalProducerCounters LocalProducerMetrics(Metrics& metrics) {
       metrics.counter("sluice_local_chunks_unrouted_total",
                       "Local chunks no CHUNK_STREAMS subscription of their topic took (dropped)."),
       metrics.counter("sluice_local_objects_malformed_total",
-                      "Objects of local producers that were not valid CHUNKS batches."),
+                      "Local producers refused or ended because their segment or an object of it "
+                      "broke the format."),
       metrics.gauge("sluice_local_producers", "Local producers attached now."),
   };
 }
@@ -302,17 +298,30 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   }
   // The producer may truncate its file under the mapping; guarded, that ends this producer rather
   // than the daemon by SIGBUS (docs/brokerd.md, "Local producers"). The doorbell too is the
-  // name's in the folder, NAME.bell.
+  // name's in the folder, NAME.bell, and only a socket of the peer's there is connected: a link
+  // would lead the daemon's connect to any socket it may reach.
   ReaderOptions options;
   options.guard_truncation = true;
-  auto reader = SegmentReader::Open(*fd, segment_path, options);
-  if (!reader.ok()) return refuse(reader.status());
+  const DoorbellInFolder doorbell{folder.fd(), *name + ".bell", owner_uid, segment_path + ".bell"};
+  // A file of the peer's own that is no CHUNKS segment is the producer's fault, counted as a
+  // malformed object that ends a producer is (docs/brokerd.md, "Metrics"); a mapping or a lane
+  // the daemon has not is none of its fault.
+  auto refuse_malformed = [&](const Status& status) {
+    counters.malformed.Add();
+    return refuse(status);
+  };
+  auto reader = SegmentReader::Open(*fd, segment_path, doorbell, options);
+  if (!reader.ok()) {
+    if (reader.status().code() == StatusCode::kCorrupt) return refuse_malformed(reader.status());
+    return refuse(reader.status());
+  }
   const SegmentHeader& header = (*reader)->header();
   if (header.kind != ObjectKind::kChunks) {
-    return refuse(Status::InvalidArgument("its object_kind is RECORDS; a producer's is CHUNKS"));
+    return refuse_malformed(
+        Status::InvalidArgument("its object_kind is RECORDS; a producer's is CHUNKS"));
   }
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
-    return refuse(Status::InvalidArgument("its schema is not the CHUNKS schema"));
+    return refuse_malformed(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
   auto attachment =
       std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, *std::move(name),
@@ -354,12 +363,20 @@ void LocalProducer::Run() {
         {{"producer", std::to_string(id_)}, {"error", message}});
     if (on_failure_) on_failure_(message);
   };
+  // The producer's own fault: its segment or an object of it broke the format. Each such end is
+  // counted once (docs/brokerd.md, "Metrics"), whichever of the checks below saw it first.
+  auto malformed = [&](const std::string& message) {
+    counters_.malformed.Add();
+    Log(LogLevel::kWarn, "local_producer_malformed",
+        {{"producer", std::to_string(id_)}, {"error", message}});
+    if (on_failure_) on_failure_(message);
+  };
   // Truncated, the segment reads as zeros from then on, whatever Next or RouteObject made of
   // them; the chunks routed before view zeros where their payload was, as if the producer had
   // written them (docs/brokerd.md, "Local producers").
   auto truncated = [&] {
     if (!reader.truncated()) return false;
-    fail(who + ": its file was truncated under the daemon's mapping; the producer ends");
+    malformed(who + ": its file was truncated under the daemon's mapping; the producer ends");
     return true;
   };
   for (;;) {
@@ -382,19 +399,22 @@ void LocalProducer::Run() {
         if (code == StatusCode::kWriterDead) RemoveDeadWritersSegment("writer_dead");
         break;
       }
-      fail(who + ": " + object.status().ToString());
+      // kCorrupt: a lane or slot the writer broke. kEvicted is not the producer's fault alone:
+      // a writer takes back the lane of a reader whose heartbeat is stale, a stalled daemon's too.
+      const std::string message = who + ": " + object.status().ToString();
+      if (code == StatusCode::kCorrupt) {
+        malformed(message);
+      } else {
+        fail(message);
+      }
       break;
     }
     Status routed = RouteObject(*object);
     if (truncated()) break;
     if (!routed.ok()) {
-      counters_.malformed.Add();
       (void)reader.Release(*object);
-      const std::string message =
-          who + ": " + routed.message() + "; the chunks before it were taken, the producer ends";
-      Log(LogLevel::kWarn, "local_producer_malformed",
-          {{"producer", std::to_string(id_)}, {"error", message}});
-      if (on_failure_) on_failure_(message);
+      malformed(who + ": " + routed.message() +
+                "; the chunks before it were taken, the producer ends");
       break;
     }
   }
@@ -452,46 +472,21 @@ void LocalProducer::RemoveDeadWritersSegment(const char* cause) {
 }
 
 Status LocalProducer::RouteObject(const ObjectView& object) {
-  auto batch = DecodeObject(object, ChunksSchema());
-  if (!batch.ok()) return Malformed(object, "is not a CHUNKS batch: " + batch.status().message());
-  const arrow::RecordBatch& rows = **batch;
-  if (rows.num_rows() == 0) return Malformed(object, "holds no chunk");
-  for (int column = 0; column < rows.num_columns(); ++column) {
-    // The CHUNKS schema's fields are all non-nullable (docs/formats.md, "Object schemas").
-    if (rows.column(column)->null_count() != 0) {
-      return Malformed(object, "has nulls in " + rows.schema()->field(column)->name());
-    }
-  }
-  const auto& jobs = static_cast<const arrow::StringArray&>(*rows.column(0));
-  const auto& streams = static_cast<const arrow::StringArray&>(*rows.column(1));
-  const auto& seqs = static_cast<const arrow::UInt64Array&>(*rows.column(2));
-  const auto& eos = static_cast<const arrow::BooleanArray&>(*rows.column(3));
-  const auto& payloads = static_cast<const arrow::BinaryArray&>(*rows.column(4));
-  // Checked before any row is routed, so that a malformed object routes none: job and stream
-  // travel on into readers' file names, logs and metric labels (docs/formats.md, "Chunk record").
-  for (int64_t row = 0; row < rows.num_rows(); ++row) {
-    for (const auto* names : {&jobs, &streams}) {
-      const std::string field = (names == &jobs ? "job[" : "stream[") + std::to_string(row) + "]";
-      const Status name =
-          protocol::CheckName(field, names->GetView(row), 1, protocol::kMaxNameLength);
-      if (!name.ok()) return Malformed(object, "has a name that is none: " + name.message());
-    }
-  }
-
+  SLUICE_ASSIGN_OR_RETURN(const ProducerObject chunks, ProducerObject::Check(object));
   // Every row's message shares this owner: the slot goes back when the last of them is gone.
   std::shared_ptr<const void> owner =
-      std::make_shared<const HeldObject>(attachment_, *attachment_->reader, object, *batch);
-  for (int64_t row = 0; row < rows.num_rows(); ++row) {
+      std::make_shared<const HeldObject>(attachment_, *attachment_->reader, object, chunks.batch());
+  for (int64_t row = 0; row < chunks.rows(); ++row) {
     ReadyMessage message;
     ConsumedRecord& record = message.record;
     record.topic = attachment_->topic;
     record.partition = -1;
     record.offset = -1;
-    record.value = payloads.GetView(row);
+    record.value = chunks.payload(row);
     message.owner = owner;
-    message.chunk = std::make_unique<const ChunkId>(ChunkId{std::string(jobs.GetView(row)),
-                                                            std::string(streams.GetView(row)),
-                                                            seqs.Value(row), eos.Value(row)});
+    message.chunk = std::make_unique<const ChunkId>(ChunkId{std::string(chunks.job(row)),
+                                                            std::string(chunks.stream(row)),
+                                                            chunks.seq(row), chunks.eos(row)});
     message.local_producer = id_;
     counters_.chunks.Add();
     counters_.bytes.Add(record.value_size());

@@ -32,7 +32,7 @@ struct LocalProducerCounters {
   Counter& chunks;     // sluice_local_chunks_total: chunk rows taken from producer segments
   Counter& bytes;      // sluice_local_bytes_total: their payload bytes
   Counter& unrouted;   // sluice_local_chunks_unrouted_total: taken, but no subscription wanted them
-  Counter& malformed;  // sluice_local_objects_malformed_total: objects that ended their producer
+  Counter& malformed;  // sluice_local_objects_malformed_total: producers that broke the format
   Gauge& producers;    // sluice_local_producers: producers attached now
 };
 

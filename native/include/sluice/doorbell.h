@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <chrono>
 #include <cstdint>
@@ -53,6 +54,14 @@ class SLUICE_EXPORT DoorbellServer {
   std::vector<int> pending_fds_;
 };
 
+// A doorbell as a name in a folder the reader opened itself.
+struct DoorbellInFolder {
+  int folder = -1;   // open as a directory
+  std::string name;  // the doorbell's in the folder
+  uid_t owner = 0;   // whose socket it must be: the writer's
+  std::string path;  // what errors call it
+};
+
 // A reader's end: the connection for one lane.
 class SLUICE_EXPORT DoorbellClient {
  public:
@@ -66,6 +75,15 @@ class SLUICE_EXPORT DoorbellClient {
   // and so did the one thread of a reader that calls it (the daemon's control thread included).
   static Result<DoorbellClient> Connect(const std::string& path, uint32_t lane,
                                         std::chrono::nanoseconds timeout = kConnectTimeout);
+  // The same for a reader that does not trust the writer (the daemon reading a producer's
+  // segment, docs/brokerd.md "Local producers"): connected only if the doorbell's name is a
+  // socket of its owner itself, not a link, which would lead the reader's connect to any socket
+  // it may reach. The name is opened O_PATH | O_NOFOLLOW relative to the folder, that descriptor
+  // checked by fstat and connected through /proc/self/fd/N, so a file swapped in between is
+  // never the one connected. Anything else is kInvalidArgument naming what the name holds: no
+  // doorbell, as a missing one is.
+  static Result<DoorbellClient> ConnectInFolder(const DoorbellInFolder& doorbell, uint32_t lane,
+                                                std::chrono::nanoseconds timeout = kConnectTimeout);
   DoorbellClient(DoorbellClient&& other) noexcept;
   DoorbellClient& operator=(DoorbellClient&& other) noexcept;
   ~DoorbellClient();
@@ -81,6 +99,10 @@ class SLUICE_EXPORT DoorbellClient {
 
  private:
   explicit DoorbellClient(int fd) : fd_(fd) {}
+  // Connects to the socket at `address` without blocking, for at most `timeout`, and sends the
+  // lane byte; `what` names the doorbell in errors.
+  static Result<DoorbellClient> ConnectTo(const sockaddr_un& address, const std::string& what,
+                                          uint32_t lane, std::chrono::nanoseconds timeout);
   int fd_ = -1;
   bool hung_up_ = false;  // Wait's thread alone reads and writes it
 };

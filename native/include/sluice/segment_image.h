@@ -49,8 +49,8 @@ SLUICE_EXPORT Result<ObjectView> ReadObject(const uint8_t* base, const SegmentHe
                                             uint32_t slot, uint32_t generation);
 
 // Parses the object's IPC message zero-copy over its bytes (the batch points into them), checks
-// the batch fully against `schema` (offsets, lengths, UTF-8) and its row count against the
-// descriptor's record_count.
+// that every body buffer is 8-byte aligned, the batch fully against `schema` (offsets, lengths,
+// UTF-8) and its row count against the descriptor's record_count.
 SLUICE_EXPORT Result<std::shared_ptr<arrow::RecordBatch>> DecodeObject(
     const ObjectView& object, const std::shared_ptr<arrow::Schema>& schema);
 

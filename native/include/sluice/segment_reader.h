@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,9 +33,11 @@ struct ReaderOptions {
   // How long Open waits for the segment file to appear.
   std::chrono::nanoseconds open_timeout = std::chrono::nanoseconds(0);
   // Connect to the writer's doorbell; without it a parked reader sleeps with a backoff. A
-  // doorbell that is missing or refuses is passed over so; one that takes no connection within
-  // DoorbellClient::kConnectTimeout (a full backlog: a writer that never accepts) fails Open
-  // with kTimedOut, rather than stall the reader's thread for as long as the writer pleases.
+  // doorbell that is missing or refuses, or that is no socket of the writer's where the reader
+  // does not trust it (Open of a segment in a folder), is passed over so; one that takes no
+  // connection within DoorbellClient::kConnectTimeout (a full backlog: a writer that never
+  // accepts) fails Open with kTimedOut, rather than stall the reader's thread for as long as the
+  // writer pleases.
   bool doorbell = true;
   IdleStrategy::Options idle;
   // Map the file with Mapping::MapGuarded: a writer the reader does not trust (a daemon reading a
@@ -52,12 +55,14 @@ class SLUICE_EXPORT SegmentReader {
   // attaches to a free lane (kNoFreeLane when every lane is taken).
   static Result<std::unique_ptr<SegmentReader>> Open(const std::string& name,
                                                      const ReaderOptions& options = {});
-  // The same for the file open at `fd`, which the caller opened read-write (a reader writes its
-  // lane's words) and Open closes whatever the outcome; `path` names it in errors, and its
-  // doorbell is `path` + ".bell". A daemon that reads a segment a client named opens it itself,
-  // by name in a folder of its own with O_NOFOLLOW, and checks its owner on that descriptor
-  // (docs/brokerd.md, "Local producers").
+  // The same for a writer the reader does not trust, for the file open at `fd`, which the caller
+  // opened read-write (a reader writes its lane's words) and Open closes whatever the outcome;
+  // `path` names it in errors. A daemon that reads a segment a client named opens it itself, by
+  // name in a folder of its own with O_NOFOLLOW, and checks its owner on that descriptor; its
+  // doorbell is likewise a name in that folder, connected only if it is a socket of the owner
+  // (DoorbellClient::ConnectInFolder; docs/brokerd.md, "Local producers").
   static Result<std::unique_ptr<SegmentReader>> Open(int fd, const std::string& path,
+                                                     const DoorbellInFolder& doorbell,
                                                      const ReaderOptions& options = {});
   ~SegmentReader();  // detaches; objects not released yet are reclaimed by the writer
   SegmentReader(const SegmentReader&) = delete;
@@ -88,7 +93,11 @@ class SLUICE_EXPORT SegmentReader {
  private:
   SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
                 SegmentHeader header);
-  Status Attach(const std::string& path);
+  // Maps and validates the segment open at `fd`, which it closes, without attaching.
+  static Result<std::unique_ptr<SegmentReader>> Map(int fd, const std::string& path,
+                                                    const ReaderOptions& options);
+  // Attaches to a free lane and connects its doorbell with `connect_doorbell(lane)`.
+  Status Attach(const std::function<Result<DoorbellClient>(uint32_t lane)>& connect_doorbell);
   Status CheckAttached() const;
   // The object at ring position `position`, checked against its descriptor.
   Result<ObjectView> Take(uint64_t position);
