@@ -258,10 +258,12 @@ void DoorbellClient::Ring() {
   send(fd_, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-bool DoorbellClient::Wait(std::chrono::nanoseconds timeout) {
+bool DoorbellClient::Wait(std::chrono::nanoseconds timeout, int interrupt_fd) {
   if (!connected()) return false;
-  pollfd fd{fd_, POLLIN, 0};
-  if (poll(&fd, 1, PollTimeoutMs(timeout)) <= 0) return true;
+  pollfd fds[2] = {{fd_, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+  if (poll(fds, interrupt_fd >= 0 ? 2 : 1, PollTimeoutMs(timeout)) <= 0 || fds[0].revents == 0) {
+    return true;
+  }
   uint8_t buffer[64];
   for (;;) {
     const ssize_t n = recv(fd_, buffer, sizeof(buffer), 0);

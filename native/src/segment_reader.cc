@@ -1,6 +1,7 @@
 #include "sluice/segment_reader.h"
 
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,9 +78,23 @@ Result<std::unique_ptr<SegmentReader>> SegmentReader::Map(int fd, const std::str
 
 SegmentReader::SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
                              SegmentHeader header)
-    : options_(options), file_(file), mapping_(std::move(mapping)), header_(std::move(header)) {}
+    : options_(options),
+      file_(file),
+      mapping_(std::move(mapping)),
+      header_(std::move(header)),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
-SegmentReader::~SegmentReader() { Detach(); }
+SegmentReader::~SegmentReader() {
+  Detach();
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+void SegmentReader::Interrupt() {
+  interrupted_.store(true, std::memory_order_release);
+  const uint64_t one = 1;
+  // Without the eventfd a parked Next still sees the flag after its backoff's sleep, 1 ms.
+  if (wake_fd_ >= 0) (void)write(wake_fd_, &one, sizeof(one));
+}
 
 Status SegmentReader::Attach(
     const std::function<Result<DoorbellClient>(uint32_t lane)>& connect_doorbell) {
@@ -109,7 +124,11 @@ Status SegmentReader::Attach(
       auto doorbell = connect_doorbell(lane);
       // Open's caller destroys the reader, which leaves the lane.
       if (doorbell.status().code() == StatusCode::kTimedOut) return doorbell.status();
-      if (doorbell.ok()) doorbell_.emplace(doorbell.MoveValue());
+      if (doorbell.ok()) {
+        doorbell_.emplace(doorbell.MoveValue());
+      } else {
+        doorbell_status_ = doorbell.status();
+      }
     }
     return Status::OK();
   }
@@ -186,6 +205,12 @@ Result<ObjectView> SegmentReader::Next(std::chrono::nanoseconds timeout) {
                                  std::to_string(header_.liveness_timeout_ns) + " ns");
       return true;
     }
+    if (interrupted_.exchange(false, std::memory_order_acq_rel)) {
+      uint64_t count = 0;
+      if (wake_fd_ >= 0) (void)read(wake_fd_, &count, sizeof(count));  // drained for the next
+      ended = Status::TimedOut("interrupted");
+      return true;
+    }
     return false;
   };
   IdleStrategy idle(options_.idle);
@@ -196,7 +221,7 @@ Result<ObjectView> SegmentReader::Next(std::chrono::nanoseconds timeout) {
         writer_state.load(std::memory_order_seq_cst) != h::kWriterClosed) {
       // A doorbell whose writer hung up stays (Release may be ringing it from another thread);
       // the reader parks with a backoff from then on.
-      if (!(doorbell_.has_value() && doorbell_->Wait(wait))) {
+      if (!(doorbell_.has_value() && doorbell_->Wait(wait, wake_fd_))) {
         std::this_thread::sleep_for(std::min(wait, idle.NextBackoff()));
       }
     }

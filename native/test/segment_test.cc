@@ -400,6 +400,34 @@ TEST(Segment, AParkedReaderIsWokenToSeeTheEnd) {
   EXPECT_EQ(next.get().status().code(), StatusCode::kEndOfStream);
 }
 
+// A reader that waits for as long as its writer is idle (kForever) ends the wait only when told
+// to: Interrupt, from another thread, ends it with kTimedOut, parked on the doorbell or, without
+// one, sleeping its backoff; an Interrupt before the wait ends the next one.
+TEST(Segment, InterruptEndsAWaitingNextAtOnce) {
+  for (const bool doorbell : {true, false}) {
+    SCOPED_TRACE(doorbell ? "doorbell" : "backoff");
+    ScopedName name("interrupt");
+    auto options = SmallWriter(name.name());
+    options.doorbell = doorbell;
+    ASSERT_OK_AND_ASSIGN(auto writer, SegmentWriter::Create(options));
+    ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open(name.name()));
+    const uint64_t lane = writer->layout().LaneOffset(reader->lane());
+    auto next = std::async(std::launch::async,
+                           [&] { return reader->Next(SegmentReader::kForever).status(); });
+    ASSERT_TRUE(Eventually("the reader to park", [&] {
+      return testing::ReadSegmentField32(name.path(), lane + ln::kReaderWaiting) == 1;
+    }));
+    reader->Interrupt();
+    ASSERT_EQ(next.wait_for(20s), std::future_status::ready) << "the wait went on";
+    EXPECT_EQ(next.get().code(), StatusCode::kTimedOut);
+
+    reader->Interrupt();
+    EXPECT_EQ(reader->Next(SegmentReader::kForever).status().code(), StatusCode::kTimedOut);
+    ASSERT_OK(PublishRecords(*writer, 0, 1));
+    EXPECT_OK(reader->Next(SegmentReader::kForever)) << "and the one after waits for its object";
+  }
+}
+
 // CPU time the calling thread spends in `wait`.
 std::chrono::nanoseconds ThreadCpuTime(const std::function<void()>& wait) {
   auto now = [] {

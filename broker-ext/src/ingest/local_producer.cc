@@ -323,6 +323,19 @@ Result<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   if (header.schema == nullptr || !header.schema->Equals(*ChunksSchema())) {
     return refuse_malformed(Status::InvalidArgument("its schema is not the CHUNKS schema"));
   }
+  // The producer's thread parks on the doorbell while its producer is idle, for as long as that
+  // lasts; without one it would sleep with a backoff of at most a millisecond, a wakeup every
+  // millisecond for each idle producer (docs/brokerd.md, "Local producers"). The refusal reads
+  // the same whatever was there; the log says what.
+  if (!(*reader)->doorbell_status().ok()) {
+    Log(LogLevel::kWarn, "producer_doorbell_refused",
+        {{"producer", std::to_string(id)},
+         {"segment", segment_path},
+         {"reason", (*reader)->doorbell_status().message()}});
+    return refuse(Status::InvalidArgument(
+        "no doorbell socket of yours beside it, " + *name +
+        ".bell; a local producer needs one, on which the daemon waits while it is idle"));
+  }
   auto attachment =
       std::make_shared<Attachment>(Attachment{reader.MoveValue(), segment_path, *std::move(name),
                                               owner_uid, std::move(topic), std::move(segment_dir)});
@@ -352,6 +365,7 @@ const std::string& LocalProducer::topic() const { return attachment_->topic; }
 
 void LocalProducer::Stop() {
   stop_.store(true, std::memory_order_release);
+  attachment_->reader->Interrupt();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -382,7 +396,9 @@ void LocalProducer::Run() {
   for (;;) {
     // Once asked to stop, only what is published already is taken.
     const bool stopping = stop_.load(std::memory_order_acquire);
-    auto object = reader.Next(stopping ? std::chrono::nanoseconds(0) : kPollWait);
+    // An idle producer's thread parks on its doorbell until an object comes, waking only to look
+    // at the writer's heartbeat (at most once a second); Stop interrupts the wait.
+    auto object = reader.Next(stopping ? std::chrono::nanoseconds(0) : SegmentReader::kForever);
     if (truncated()) break;
     if (!object.ok()) {
       const StatusCode code = object.status().code();

@@ -51,9 +51,6 @@ class LocalProducer {
   // segment breaks: the message names the producer, the segment, the object and what is wrong.
   using OnFailure = std::function<void(const std::string& message)>;
 
-  // How long the thread waits for an object before it looks whether it is asked to stop.
-  static constexpr std::chrono::milliseconds kPollWait{100};
-
   // Opens `segment_path`, which must be `segment_dir` (the segment folder), a slash and a name of
   // [A-Za-z0-9._-], by that name in the folder without following a link; checks it is a regular
   // file of `owner_uid` and a CHUNKS segment of the CHUNKS schema, attaches a lane and starts

@@ -93,9 +93,10 @@ class SLUICE_EXPORT DoorbellClient {
   // the client is destroyed, so a ring never goes to a descriptor Wait closed (and the process
   // reused); a ring after the writer hung up is lost, as there is nobody to wake.
   void Ring();
-  // Waits up to `timeout` for a byte from the writer and drains it; false when the writer hung
-  // up, after which the client is disconnected and the caller parks with a backoff.
-  bool Wait(std::chrono::nanoseconds timeout);
+  // Waits up to `timeout` for a byte from the writer and drains it, or until `interrupt_fd`, if
+  // any, is readable; false when the writer hung up, after which the client is disconnected and
+  // the caller parks with a backoff.
+  bool Wait(std::chrono::nanoseconds timeout, int interrupt_fd = -1);
 
  private:
   explicit DoorbellClient(int fd) : fd_(fd) {}

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,10 @@ class SLUICE_EXPORT SegmentReader {
   // the writer took this reader's lane back; kCorrupt for state that breaks the format.
   // The object's bytes stay valid until it is released.
   Result<ObjectView> Next(std::chrono::nanoseconds timeout);
+  // Ends the wait of a Next that is waiting, or of the next one to wait, with kTimedOut at once;
+  // called from any thread (the daemon stopping a producer whose thread parks on its segment
+  // for as long as the producer is idle, docs/brokerd.md "Local producers").
+  void Interrupt();
   // Gives the object's slot back (kEvicted when the lane was taken back meanwhile: the bytes
   // read from it may have been overwritten). It may be called from other threads, also while one
   // waits in Next (the daemon's local producers give a slot back from whichever subscription
@@ -89,6 +94,9 @@ class SLUICE_EXPORT SegmentReader {
   // ReaderOptions::guard_truncation: the file was truncated under the mapping, which reads as
   // zeros from then on; whatever Next or an object's bytes said since is none of the writer's.
   bool truncated() const { return mapping_.truncated(); }
+  // Why no doorbell was connected at Open (missing, refusing, no socket of the writer's); OK when
+  // one was, or when ReaderOptions::doorbell was off.
+  const Status& doorbell_status() const { return doorbell_status_; }
 
  private:
   SegmentReader(const ReaderOptions& options, FileIdentity file, Mapping mapping,
@@ -111,7 +119,10 @@ class SLUICE_EXPORT SegmentReader {
   uint32_t epoch_ = 0;
   bool attached_ = false;
   std::optional<DoorbellClient> doorbell_;
+  Status doorbell_status_;
   std::unique_ptr<Heartbeat> heartbeat_;
+  std::atomic<bool> interrupted_{false};
+  int wake_fd_ = -1;  // an eventfd a parked Next polls beside its doorbell, for Interrupt
 };
 
 }  // namespace sluice
