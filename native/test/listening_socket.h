@@ -19,13 +19,11 @@ namespace sluice::testing {
 
 class ListeningSocket {
  public:
-  explicit ListeningSocket(std::string path) : path_(std::move(path)) {
+  explicit ListeningSocket(std::string path, int backlog = 8) : path_(std::move(path)) {
     listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path_.c_str(), sizeof(address.sun_path) - 1);
-    if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
-        ::listen(listener_, 8) != 0) {
+    const sockaddr_un bound = address();
+    if (::bind(listener_, reinterpret_cast<const sockaddr*>(&bound), sizeof(bound)) != 0 ||
+        ::listen(listener_, backlog) != 0) {
       error_ = std::string("bind or listen ") + path_ + ": " + std::strerror(errno);
     }
   }
@@ -40,6 +38,12 @@ class ListeningSocket {
   // Empty when the socket listens; else what went wrong.
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
+  sockaddr_un address() const {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path_.c_str(), sizeof(address.sun_path) - 1);
+    return address;
+  }
 
   // Whether a connection waits to be accepted: a connect has reached the socket.
   bool HasAConnection() const {

@@ -14,19 +14,17 @@
 #include <utility>
 #include <vector>
 
+#include "listening_socket.h"
+
 namespace sluice::testing {
 
 class UnacceptingSocket {
  public:
-  explicit UnacceptingSocket(std::string path) : path_(std::move(path)) {
-    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const sockaddr_un address = Address();
-    if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
-        ::listen(listener_, 0) != 0) {
-      error_ = std::string("bind or listen ") + path_ + ": " + std::strerror(errno);
-      return;
-    }
+  explicit UnacceptingSocket(std::string path)
+      : listening_(std::move(path), 0), error_(listening_.error()) {
+    if (!error_.empty()) return;
     // Connections the listener never accepts fill its backlog, until one fails with EAGAIN.
+    const sockaddr_un address = listening_.address();
     for (;;) {
       const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
       if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) {
@@ -35,14 +33,12 @@ class UnacceptingSocket {
       }
       const int err = errno;
       ::close(fd);
-      if (err != EAGAIN) error_ = std::string("connect ") + path_ + ": " + std::strerror(err);
+      if (err != EAGAIN) error_ = "connect " + listening_.path() + ": " + std::strerror(err);
       return;
     }
   }
   ~UnacceptingSocket() {
     for (const int fd : waiting_) ::close(fd);
-    ::close(listener_);
-    ::unlink(path_.c_str());
   }
   UnacceptingSocket(const UnacceptingSocket&) = delete;
   UnacceptingSocket& operator=(const UnacceptingSocket&) = delete;
@@ -51,15 +47,7 @@ class UnacceptingSocket {
   const std::string& error() const { return error_; }
 
  private:
-  sockaddr_un Address() const {
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path_.c_str(), sizeof(address.sun_path) - 1);
-    return address;
-  }
-
-  std::string path_;
-  int listener_ = -1;
+  ListeningSocket listening_;  // closed and unlinked after the waiting connections
   std::vector<int> waiting_;
   std::string error_;
 };
