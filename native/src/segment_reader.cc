@@ -205,7 +205,9 @@ Result<ObjectView> SegmentReader::Next(std::chrono::nanoseconds timeout) {
                                  std::to_string(header_.liveness_timeout_ns) + " ns");
       return true;
     }
-    if (interrupted_.exchange(false, std::memory_order_acq_rel)) {
+    // A load first: this runs on every spin, and a read-modify-write would take the line.
+    if (interrupted_.load(std::memory_order_acquire) &&
+        interrupted_.exchange(false, std::memory_order_acq_rel)) {
       uint64_t count = 0;
       if (wake_fd_ >= 0) (void)read(wake_fd_, &count, sizeof(count));  // drained for the next
       ended = Status::TimedOut("interrupted");
