@@ -1,9 +1,9 @@
 package dev.sluice.benchmarks;
 
-import dev.sluice.examples.printing.RipGenerator;
 import dev.sluice.flink.generation.ChunkGenerator;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.JobContext;
+import dev.sluice.printing.RipGenerator;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;

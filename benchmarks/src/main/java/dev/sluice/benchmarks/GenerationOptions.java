@@ -1,6 +1,6 @@
 package dev.sluice.benchmarks;
 
-import dev.sluice.examples.printing.PrintJob;
+import dev.sluice.printing.PrintJob;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -2,9 +2,9 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.examples.printing.RipGenerator;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.JobContext;
+import dev.sluice.printing.RipGenerator;
 import java.io.IOException;
 import java.io.InputStream;
 

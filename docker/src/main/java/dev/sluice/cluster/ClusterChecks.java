@@ -9,11 +9,11 @@ import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.client.stream.DeliveryProgress;
 import dev.sluice.client.stream.DeliveryProgressCodec;
-import dev.sluice.examples.printing.Channel;
-import dev.sluice.examples.printing.PrintJob;
-import dev.sluice.examples.printing.PrintingDemo;
-import dev.sluice.examples.printing.RasterImageProcessor;
-import dev.sluice.examples.printing.SequentialRip;
+import dev.sluice.printing.Channel;
+import dev.sluice.printing.PrintJob;
+import dev.sluice.printing.PrintingDemo;
+import dev.sluice.printing.RasterImageProcessor;
+import dev.sluice.printing.SequentialRip;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -166,7 +166,7 @@ public final class ClusterChecks {
                     (location, host) ->
                             args.addAll(List.of("--output-location-host", location + "=" + host)));
             // One producer per host: each host computes, and each print head's host has one.
-            jobId = flink.run(jar, "dev.sluice.examples.GenerationJob", args, 3);
+            jobId = flink.run(jar, "dev.sluice.printing.GenerationJob", args, 3);
             await("the generation job running", Duration.ofMinutes(3), () -> running(jobId));
             System.out.printf(
                     Locale.ROOT,

@@ -1,6 +1,6 @@
 package dev.sluice.cluster;
 
-import dev.sluice.examples.printing.TestChart;
+import dev.sluice.printing.TestChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,7 +75,7 @@ final class ClusterImage {
                 root.resolve("docker/target/sluice-cluster.jar"),
                 opt.resolve("lib/sluice/sluice-cluster.jar"));
         copy(
-                single(root.resolve("examples/target"), "sluice-examples-", "-job.jar"),
+                single(root.resolve("printing/target"), "sluice-printing-", "-job.jar"),
                 Path.of(context.toString(), Topology.GENERATION_JOB_JAR));
         copy(
                 root.resolve("examples/flink-job/target/sluice-example-job.jar"),

@@ -1,7 +1,7 @@
 package dev.sluice.cluster;
 
-import dev.sluice.examples.printing.Channel;
-import dev.sluice.examples.printing.PrintingDemo;
+import dev.sluice.printing.Channel;
+import dev.sluice.printing.PrintingDemo;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -26,8 +26,7 @@ class JobSpecJsonTest {
 
         assertThat(job.id()).isEqualTo("packaging-0001");
         assertThat(job.inputs()).hasSize(2).allMatch(input -> input.startsWith("file:///srv/"));
-        assertThat(job.generator().className())
-                .isEqualTo("dev.sluice.examples.printing.RipGenerator");
+        assertThat(job.generator().className()).isEqualTo("dev.sluice.printing.RipGenerator");
         assertThat(job.generator().parameters()).containsEntry("resolutionDpi", "300");
         assertThat(job.taskSizeBytes()).isEqualTo(4L << 20);
         assertThat(job.streams())
