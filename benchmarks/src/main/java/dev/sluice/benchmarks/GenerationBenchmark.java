@@ -87,9 +87,18 @@ public final class GenerationBenchmark {
     static final String[] TOPOLOGIES = {"one-to-one", "one-to-many", "many-to-one", "many-to-many"};
     static final double[] SPEEDS = {0.5, 0.9, 1.0};
     static final String ANCHOR = "0";
-    static final String FIG4 = "4";
-    static final String FIG5 = "5";
-    static final String FIG6 = "6";
+
+    // The runs as --figures and the results name them: after the figures of Godard et al. they
+    // reproduce (docs/references.md, "Generation runtime").
+    /** Throughput with the raster computation off, Fig. 4. */
+    static final String COMPUTE_OFF = "4";
+
+    /** Throughput with the raster computation on, Fig. 5. */
+    static final String COMPUTE_ON = "5";
+
+    /** Readers at a constant speed, a share of the compute-on rate, Fig. 6. */
+    static final String CONSTANT_SPEED = "6";
+
     static final String FAULTS = GenerationOptions.FAULTS;
     static final double[] FAULT_SPEEDS = {0.5, 0.8, 0.9};
     static final List<String> FAULT_KINDS = List.of("kill", "slow");
@@ -338,9 +347,11 @@ public final class GenerationBenchmark {
                         transports(sluice, nodes, topologies, job, rep);
                     }
                     for (String topology : topologies) {
-                        for (String figure : List.of(FIG4, FIG5)) {
-                            boolean compute = figure.equals(FIG5);
-                            if (compute ? !options.runsFig5() : !options.figures().contains(FIG4)) {
+                        for (String figure : List.of(COMPUTE_OFF, COMPUTE_ON)) {
+                            boolean compute = figure.equals(COMPUTE_ON);
+                            if (compute
+                                    ? !options.runsComputeOn()
+                                    : !options.figures().contains(COMPUTE_OFF)) {
                                 continue;
                             }
                             runs.add(
@@ -362,16 +373,16 @@ public final class GenerationBenchmark {
             }
             PrintJob paced = options.pacedJob();
             for (String topology :
-                    options.figures().contains(FIG6) ? topologies : List.<String>of()) {
-                double max = medianRate(FIG5, topology, paced) * 1e6 / STREAMS_PER_JOB;
-                for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+                    options.figures().contains(CONSTANT_SPEED) ? topologies : List.<String>of()) {
+                double max = medianRate(COMPUTE_ON, topology, paced) * 1e6 / STREAMS_PER_JOB;
+                for (int rep = 1; rep <= options.pacedReps(); rep++) {
                     for (double speed : SPEEDS) {
                         for (Transport transport : List.of(Transport.KAFKA, Transport.LOCAL)) {
                             runs.add(
                                     runOne(
                                             sluice,
                                             nodes,
-                                            FIG6,
+                                            CONSTANT_SPEED,
                                             topology,
                                             paced,
                                             true,
@@ -417,8 +428,8 @@ public final class GenerationBenchmark {
                         new OutputNode.Group(sluice.daemon().socket(), sluice.bootstrapServers())) {
             warmUp(sluice, nodes, topologies);
             for (String topology : topologies) {
-                double max = medianRate(FIG5, topology, paced) * 1e6 / STREAMS_PER_JOB;
-                for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+                double max = medianRate(COMPUTE_ON, topology, paced) * 1e6 / STREAMS_PER_JOB;
+                for (int rep = 1; rep <= options.pacedReps(); rep++) {
                     for (String fault : FAULT_KINDS) {
                         for (double speed : FAULT_SPEEDS) {
                             Launch launch =
@@ -468,7 +479,7 @@ public final class GenerationBenchmark {
         PrintJob paced = options.pacedJob();
         double rate =
                 options.roomLoad()
-                        * medianRate(FIG5, "many-to-many", paced)
+                        * medianRate(COMPUTE_ON, "many-to-many", paced)
                         * 1e6
                         / (PRINTERS.size() * STREAMS_PER_JOB);
         Launch greedy =
@@ -479,7 +490,7 @@ public final class GenerationBenchmark {
                         true,
                         0,
                         Transport.KAFKA);
-        for (int rep = 1; rep <= options.fig6Reps(); rep++) {
+        for (int rep = 1; rep <= options.pacedReps(); rep++) {
             runs.addAll(
                     run(
                             sluice,
@@ -520,7 +531,7 @@ public final class GenerationBenchmark {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean transports = options.figures().contains(TRANSPORT);
         List<Boolean> computeModes =
-                options.runsFig5() || transports ? List.of(false, true) : List.of(false);
+                options.runsComputeOn() || transports ? List.of(false, true) : List.of(false);
         List<Transport> ways =
                 transports ? List.of(Transport.KAFKA, Transport.LOCAL) : List.of(Transport.KAFKA);
         for (int round = 1; round <= MAX_WARMUP_ROUNDS; round++) {

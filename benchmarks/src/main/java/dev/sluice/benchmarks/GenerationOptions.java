@@ -15,7 +15,7 @@ import java.util.Set;
  * @param brokerd the {@code sluice-brokerd} binary
  * @param results where the CSV, the tables and the plot go
  * @param reps repetitions of Figs. 4 and 5 and of the ceilings
- * @param fig6Reps repetitions of Fig. 6, of the printer room and of the faults
+ * @param pacedReps repetitions of Fig. 6, of the printer room and of the faults
  * @param jobs the print jobs of Figs. 4 and 5; Fig. 6 and the printer room pace the last
  * @param topologies the topologies of Figs. 4 to 6
  * @param figures which of {@code 4}, {@code 5}, {@code 6}, {@code room}, {@code transport} and
@@ -28,7 +28,7 @@ record GenerationOptions(
         Path brokerd,
         Path results,
         int reps,
-        int fig6Reps,
+        int pacedReps,
         List<PrintJob> jobs,
         List<String> topologies,
         List<String> figures,
@@ -158,7 +158,7 @@ record GenerationOptions(
      * Whether the runs of Fig. 5 are needed: for themselves, or as the pace of Fig. 6, the room or
      * the faults.
      */
-    boolean runsFig5() {
+    boolean runsComputeOn() {
         return figures.contains("5")
                 || figures.contains("6")
                 || figures.contains(ROOM)
@@ -167,6 +167,6 @@ record GenerationOptions(
 
     /** Whether Kafka's anchors are needed: the ceiling and Kafka in and out of Figs. 4 and 5. */
     boolean runsCeilings() {
-        return figures.contains("4") || runsFig5();
+        return figures.contains("4") || runsComputeOn();
     }
 }

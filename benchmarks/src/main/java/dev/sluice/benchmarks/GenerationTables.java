@@ -86,7 +86,8 @@ final class GenerationTables {
 
     static String markdown(List<Run> runs) {
         StringBuilder out = new StringBuilder();
-        for (String figure : List.of(GenerationBenchmark.FIG4, GenerationBenchmark.FIG5)) {
+        for (String figure :
+                List.of(GenerationBenchmark.COMPUTE_OFF, GenerationBenchmark.COMPUTE_ON)) {
             List<List<Run>> groups = group(runs, figure, r -> r.topology() + "/" + r.job());
             if (groups.isEmpty()) {
                 continue;
@@ -102,7 +103,9 @@ final class GenerationTables {
                                     + " and the kernel) per GB moved and in cores busy,"
                                     + " medians%n%n",
                             figure,
-                            figure.equals(GenerationBenchmark.FIG4) ? "disabled" : "enabled"));
+                            figure.equals(GenerationBenchmark.COMPUTE_OFF)
+                                    ? "disabled"
+                                    : "enabled"));
             ResultTable table =
                     new ResultTable()
                             .column("topology")
@@ -146,15 +149,15 @@ final class GenerationTables {
             }
             out.append(table.markdown());
         }
-        List<List<Run>> fig6 =
+        List<List<Run>> constantSpeed =
                 group(
                         runs,
-                        GenerationBenchmark.FIG6,
+                        GenerationBenchmark.CONSTANT_SPEED,
                         r -> r.topology() + "/" + r.speed() + "/" + r.transport());
-        if (!fig6.isEmpty()) {
+        if (!constantSpeed.isEmpty()) {
             out.append(
                     "\n**Fig. 6, constant speed.** Job "
-                            + fig6.get(0).get(0).job()
+                            + constantSpeed.get(0).get(0).job()
                             + " with compute; each stream read at a share of the topology's Fig. 5"
                             + " median; "
                             + PACED_TERMS
@@ -165,7 +168,7 @@ final class GenerationTables {
                                     .column("topology")
                                     .column("transport")
                                     .column("speed", "%.0f %%"));
-            for (List<Run> of : fig6) {
+            for (List<Run> of : constantSpeed) {
                 Run first = of.get(0);
                 table.row(pacedRow(of, first.topology(), first.transport(), first.speed() * 100));
             }

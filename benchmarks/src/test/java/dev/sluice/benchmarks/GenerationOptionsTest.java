@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 class GenerationOptionsTest {
 
     @Test
-    void fig6AndTheRoomRunFiveRepetitionsWhateverTheOtherFiguresRun() {
+    void theConstantSpeedRunsAndTheRoomRunFiveRepetitionsWhateverTheOtherFiguresRun() {
         GenerationOptions options =
                 GenerationOptions.parse("--brokerd", "/bin/brokerd", "--reps", "2");
 
         assertThat(options.brokerd()).isEqualTo(Path.of("/bin/brokerd"));
         assertThat(options.reps()).isEqualTo(2);
-        assertThat(options.fig6Reps()).isEqualTo(5);
+        assertThat(options.pacedReps()).isEqualTo(5);
         assertThat(options.figures()).containsExactly("4", "5", "6", "room");
         assertThat(options.roomLoad()).isEqualTo(0.5);
         assertThat(options.roomGreedy().name()).isEqualTo("B/3");
@@ -23,7 +23,7 @@ class GenerationOptionsTest {
     }
 
     @Test
-    void theRoomAloneStillRunsFig5ForItsPace() {
+    void theRoomAloneStillRunsComputeOnForItsPace() {
         GenerationOptions options =
                 GenerationOptions.parse(
                         "--brokerd",
@@ -35,21 +35,21 @@ class GenerationOptionsTest {
                         "--jobs",
                         "B/12");
 
-        assertThat(options.runsFig5()).isTrue();
-        assertThat(options.fig6Reps()).isEqualTo(1);
+        assertThat(options.runsComputeOn()).isTrue();
+        assertThat(options.pacedReps()).isEqualTo(1);
         assertThat(options.pacedJob().name()).isEqualTo("B/12");
-        assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "4").runsFig5())
+        assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "4").runsComputeOn())
                 .isFalse();
     }
 
     @Test
-    void theTransportFigureAloneRunsNeitherKafkasAnchorsNorFig5() {
+    void theTransportFigureAloneRunsNeitherKafkasAnchorsNorComputeOn() {
         GenerationOptions transports =
                 GenerationOptions.parse("--brokerd", "b", "--figures", "transport");
 
         assertThat(transports.figures()).containsExactly("transport");
         assertThat(transports.runsCeilings()).isFalse();
-        assertThat(transports.runsFig5()).isFalse();
+        assertThat(transports.runsComputeOn()).isFalse();
         assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "4").runsCeilings())
                 .isTrue();
         assertThat(GenerationOptions.parse("--brokerd", "b", "--figures", "6").runsCeilings())

@@ -87,7 +87,7 @@ class GenerationTablesTest {
                 1_600_000_000L);
     }
 
-    private static Run fig6(int rep, StreamOutcome... streams) {
+    private static Run constantSpeedRun(int rep, StreamOutcome... streams) {
         return new Run(
                 "6",
                 "one-to-one",
@@ -108,16 +108,20 @@ class GenerationTablesTest {
     }
 
     @Test
-    void fig6ShowsStarvationPerRepetitionAndTheWorstStreamsLatenessMedianAndWorstOverRuns() {
+    void
+            constantSpeedShowsStarvationPerRepetitionAndTheWorstStreamsLatenessMedianAndWorstOverRuns() {
         String table =
                 GenerationTables.markdown(
                         List.of(
-                                fig6(
+                                constantSpeedRun(
                                         1,
                                         paced(10e6, 0, 100, 200, 300),
                                         paced(10e6, 0, 50, 500, 700)),
-                                fig6(2, paced(9.5e6, 2, 200, 300, 5000), paced(10e6, 0, 1, 2, 3)),
-                                fig6(
+                                constantSpeedRun(
+                                        2,
+                                        paced(9.5e6, 2, 200, 300, 5000),
+                                        paced(10e6, 0, 1, 2, 3)),
+                                constantSpeedRun(
                                         3,
                                         paced(10e6, 0, 150, 1200, 1300),
                                         paced(10e6, 0, 10, 20, 30))));
