@@ -3,7 +3,7 @@ package dev.sluice.benchmarks;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Single-thread copy bandwidth in this JVM, the local transport's compute-disabled anchor
+ * Single-thread copy bandwidth in this JVM, the local way's compute-disabled anchor
  * (benchmarks/README.md, Transport): {@link System#arraycopy} of chunk-sized pieces (the intrinsic,
  * the same vectorised stub a {@code memcpy} is) from a 16 MiB source into a 1 GiB ring, far beyond
  * the caches, walked with a cursor as the handoff's {@code memcpy-dram} anchor is. Measured here

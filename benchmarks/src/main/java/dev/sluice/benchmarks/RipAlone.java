@@ -9,7 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * The raster image processor alone on this thread (docs/printing.md), the local transport's
+ * The raster image processor alone on this thread (docs/printing.md), the local way's
  * compute-enabled anchor (benchmarks/README.md, Transport): no Flink, no Kafka, no daemon; the
  * job's generator, preloaded as a producer preloads it, computes every task of every stream in
  * turn, and each task's bytes are read in chunks of the stream's chunk size, as a producer reads

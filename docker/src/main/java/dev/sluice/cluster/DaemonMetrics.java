@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * handed it, read from its Prometheus endpoint ({@code sluice_fetch_records_total}, {@code
  * sluice_local_chunks_total}, docs/brokerd.md): a daemon that reads only its own host's broker, the
  * partition's leader or, with rack awareness, its follower there, is what the source's placement is
- * for, and chunks handed over in shared memory are what the local transport is for.
+ * for, and chunks handed over in shared memory are what the local way is for.
  */
 final class DaemonMetrics {
     private static final Pattern FETCHED =

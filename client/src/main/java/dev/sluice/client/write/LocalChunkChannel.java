@@ -34,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local transport of one chunk topic (docs/generation.md, "Transports"): chunks go into a
+ * The local way of one chunk topic (docs/generation.md, "Transports"): chunks go into a
  * shared-memory segment of this process, the <em>producer segment</em>, which this host's {@code
  * sluice-brokerd} reads after PRODUCE (docs/formats.md, "PRODUCE") and merges into the topic's
  * CHUNK_STREAMS subscriptions, beside the chunks it fetches from Kafka.

@@ -56,7 +56,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The local transport end to end on real parts (docs/generation.md, "Transports" and "Recovery"):
+ * The local way end to end on real parts (docs/generation.md, "Transports" and "Recovery"):
  * GenerationSource on a MiniCluster whose producers are on the output locations' host, SluiceSink
  * given the daemon's socket, a real {@code sluice-brokerd} reading the sink's producer segments,
  * and StreamReaders checking that every stream arrives complete, in order, each chunk once, across

@@ -12,9 +12,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Which partitions a source reads: a list of topics, the topics whose names match a pattern, or a
- * set of partitions, as {@code KafkaSource}'s {@code KafkaSubscriber} (docs/flink-source.md,
- * "Subscription"). Asked again at every partition discovery, so that a pattern picks up topics
- * created after the job started.
+ * set of partitions, as {@code KafkaSource}'s {@code KafkaSubscriber} (docs/flink-source.md, "Topic
+ * subscriber"). Asked again at every partition discovery, so that a pattern picks up topics created
+ * after the job started.
  */
 @Internal
 public sealed interface Subscription extends Serializable {
