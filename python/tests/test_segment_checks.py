@@ -106,7 +106,7 @@ def test_a_segment_of_another_uid_is_refused_unless_that_uid_is_the_writers(own_
 def brokerd_of_other_uid(cluster):
     """The real sluice-brokerd, run as uid and gid OTHER_UID against the session's broker and
     granting this process's uid the topics py.*: its socket's path. Its socket and segment folder
-    are in a folder of OTHER_UID's, short enough for doorbell paths (docs/brokerd.md, "Settings");
+    are in a folder of OTHER_UID's, short enough for doorbell paths (docs/brokerd.md, "Configuration");
     it is killed and its files removed at the end."""
     folder = Path(tempfile.mkdtemp(prefix="sl.", dir="/dev/shm"))
     segments = folder / "seg"

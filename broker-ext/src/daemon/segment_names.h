@@ -1,7 +1,7 @@
-// The names of the daemon's segments in sluice.segment.dir (docs/brokerd.md, "Segments"):
+// The names of the daemon's segments in sluice.segment.dir (docs/brokerd.md, "Segment names"):
 // sluice-brokerd.PID.RUN.RANDOM, their doorbells NAME.bell and the temporary names of both.
 //
-// The folder is shared with every local user (/dev/shm), so a name anyone can predict can be
+// The folder is shared with every user of the host (/dev/shm), so a name anyone can predict can be
 // taken first, and a daemon restarted in a container gets the PID of the one it replaces while
 // that one's files are still there. Hence RANDOM, drawn per segment from the kernel's random
 // source, and a file in the way of a name is passed over for a fresh one. PID and RUN, drawn

@@ -21,8 +21,8 @@ import java.util.OptionalLong;
  * @param latenessP50Nanos paced readers: the median of the chunks' lateness, each one's handout
  *     time past its due time (on the schedule; the first chunk's is the end of the start delay), 0
  *     if on time. It counts both a chunk that came after its due time and the reader's own wake-up
- *     overshoot: what the application experiences. Within 1/64 (docs/stream-reader.md, "Lateness");
- *     0 unpaced or before the first chunk
+ *     overshoot: what the application experiences. Within 1/64 (docs/stream-reader.md, "Lateness
+ *     and the start buffer"); 0 unpaced or before the first chunk
  * @param latenessP99Nanos paced readers: the 99th percentile of the chunks' lateness, as above
  * @param latenessMaxNanos paced readers: the largest lateness of a chunk, exact
  * @param startDelayNanos paced readers: the start buffer used, how long after it came the first

@@ -265,7 +265,8 @@ class SluiceSourceIT {
     }
 
     // A bounded PUSH split used to end only at a record just before its stop, and so never when
-    // the stop follows a marker: these tests hung (docs/flink-source.md, "Bounded PUSH splits").
+    // the stop follows a marker: these tests hung (docs/flink-source.md, "Bounded PUSH splits end
+    // also where no record precedes the stop").
     // The timeouts run the test in a thread of its own: Flink's collect iterator retries through
     // an interrupt, so a hang would outlast a timeout on the test's own thread.
     @Test

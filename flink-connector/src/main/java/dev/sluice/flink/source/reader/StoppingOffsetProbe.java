@@ -20,7 +20,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * left before its stopping offset. The daemon pushes records only, so a split whose last offsets
  * hold a transaction marker, an aborted transaction's records under read_committed, or records
  * compacted away would otherwise wait forever for a row at {@code stop - 1} (docs/flink-source.md,
- * "Bounded PUSH splits").
+ * "Bounded PUSH splits end also where no record precedes the stop").
  *
  * <p>A consumer of the reader's own, made on the first question and with the source's properties
  * (so its {@code isolation.level}) but no group, reads from the split's next offset: it skips what
