@@ -13,12 +13,13 @@ job whose reader falls silent); and the end of the stream at once. It sends with
 from __future__ import annotations
 
 import logging
-import re
 import struct
 import threading
 import time
 from dataclasses import dataclass
 from typing import Optional
+
+from .limits import MAX_NAME_LENGTH, NAME, NAME_ALPHABET
 
 VERSION_1 = 1
 VERSION = 2  # version 1 plus the flag RESUBSCRIBED
@@ -27,7 +28,6 @@ RESUBSCRIBED = 2
 DEFAULT_TOPIC = "sluice.progress"
 HEARTBEAT_S = 1.0
 TASK_SPACING_S = 0.005  # the least time between two records that each tell of a delivered task
-_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}\Z")
 _LOG = logging.getLogger(__name__)
 
 
@@ -108,8 +108,9 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ProgressFormatError(name, raw, "not UTF-8") from None
-        if not _NAME.match(text):
-            raise ProgressFormatError(name, repr(text), "1 to 128 of [A-Za-z0-9._-]")
+        if not 1 <= len(raw) <= MAX_NAME_LENGTH or not NAME.match(text):
+            raise ProgressFormatError(
+                name, repr(text), f"1 to {MAX_NAME_LENGTH} of [{NAME_ALPHABET}]")
         names.append(text)
         pos += 2 + length
     if pos != len(value):

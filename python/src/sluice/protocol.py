@@ -10,10 +10,13 @@ what they wrote, so this side never sends a frame the daemon refuses.
 from __future__ import annotations
 
 import enum
-import re
 import struct
 from dataclasses import dataclass, field
 from typing import List, Tuple, Union
+
+from .limits import (
+    MAX_GROUP_ID_LENGTH, MAX_LANES, MAX_NAME_LENGTH, MAX_SEGMENT_NAME_LENGTH, MAX_SLOT_SIZE, MAX_SLOTS, MAX_TOPIC_LENGTH,
+    MIN_SLOT_SIZE, NAME, NAME_ALPHABET)
 
 VERSION = 4
 MIN_VERSION = 1
@@ -28,12 +31,8 @@ _LOCAL_LEADERS = 1
 _READ_UNCOMMITTED = 2  # version 3 on
 _PARTITION_START_SIZE = 16
 _MIN_STREAM_START_SIZE = 8 + 3 + 3  # next_seq, then two names of at least one byte
-_MAX_SLOTS = 65536
-_MIN_SLOT_SIZE = 256
-_MAX_SLOT_SIZE = (1 << 31) - 64  # the segment's own bound
-_LAST_LANE = 30
+_LAST_LANE = MAX_LANES - 1
 NO_LANE_HINT = 65535
-_NAME = re.compile(rb"[A-Za-z0-9._-]*\Z")
 _U64 = (1 << 64) - 1
 
 
@@ -312,8 +311,8 @@ def _check_name(name: str, text: str, low: int, high: int) -> None:
     raw = text.encode("utf-8")
     if not low <= len(raw) <= high:
         raise ProtocolError(name, quote(raw), f"expected {low} to {high} bytes")
-    if not _NAME.match(raw):
-        raise ProtocolError(name, quote(raw), "only [A-Za-z0-9._-] is allowed")
+    if not NAME.match(text):
+        raise ProtocolError(name, quote(raw), f"only [{NAME_ALPHABET}] is allowed")
 
 
 def _check_count(reader: _Reader, name: str, count: int, entry_size: int) -> None:
@@ -381,7 +380,7 @@ def decode(frame: bytes) -> Frame:
 
 def _decode_subscribe(reader: _Reader, version: int) -> Subscribe:
     slot_count = reader.u32("slot_count")
-    if not 1 <= slot_count <= _MAX_SLOTS:
+    if not 1 <= slot_count <= MAX_SLOTS:
         raise ProtocolError("slot_count", slot_count, "expected 1 to 65536")
     flags = reader.u32("flags")
     if version < ISOLATION_AND_GAP_VERSION:
@@ -398,7 +397,7 @@ def _decode_subscribe(reader: _Reader, version: int) -> Subscribe:
         )
     local_leaders = bool(flags & _LOCAL_LEADERS)
     slot_size = reader.u64("slot_size")
-    if not _MIN_SLOT_SIZE <= slot_size <= _MAX_SLOT_SIZE or slot_size % 64:
+    if not MIN_SLOT_SIZE <= slot_size <= MAX_SLOT_SIZE or slot_size % 64:
         raise ProtocolError("slot_size", slot_size, "expected a multiple of 64 from 256 to 2^31 - 64")
     reorder = reader.u64("reorder_window_bytes")
     mode = _enum(reader, "mode", Mode)
@@ -432,12 +431,13 @@ def _decode_subscribe(reader: _Reader, version: int) -> Subscribe:
         seen.add(partition)
         partitions.append(PartitionStart(partition, start, offset))
     topic = reader.str16("topic")
-    _check_name("topic", topic, 1, 249)
+    _check_name("topic", topic, 1, MAX_TOPIC_LENGTH)
     group_id = reader.str16("group_id")
-    if len(group_id.encode("utf-8")) > 255:
-        raise ProtocolError("group_id", quote(group_id.encode()), "expected at most 255 bytes")
+    if len(group_id.encode("utf-8")) > MAX_GROUP_ID_LENGTH:
+        raise ProtocolError(
+            "group_id", quote(group_id.encode()), f"expected at most {MAX_GROUP_ID_LENGTH} bytes")
     job_filter = reader.str16("job_filter")
-    _check_name("job_filter", job_filter, 0, 128)
+    _check_name("job_filter", job_filter, 0, MAX_NAME_LENGTH)
     if mode == Mode.RECORDS and job_filter:
         raise ProtocolError("job_filter", quote(job_filter.encode()), "must be empty in mode RECORDS")
     stream_count = reader.u32("stream_count")
@@ -450,9 +450,9 @@ def _decode_subscribe(reader: _Reader, version: int) -> Subscribe:
         at = f"streams[{i}]."
         next_seq = reader.u64(at + "next_seq")
         job = reader.str16(at + "job")
-        _check_name(at + "job", job, 1, 128)
+        _check_name(at + "job", job, 1, MAX_NAME_LENGTH)
         stream = reader.str16(at + "stream")
-        _check_name(at + "stream", stream, 1, 128)
+        _check_name(at + "stream", stream, 1, MAX_NAME_LENGTH)
         if (job, stream) in seen_streams:
             raise ProtocolError(at + "stream", quote(stream.encode()), f"repeated for job {job}")
         seen_streams.add((job, stream))
@@ -491,7 +491,7 @@ def _decode_subscribed(reader: _Reader, version: int) -> Subscribed:
             raise ProtocolError(name, partition, "repeated")
         partitions.append(partition)
     segment_name = reader.str16("segment_name")
-    _check_name("segment_name", segment_name, 1, 255)
+    _check_name("segment_name", segment_name, 1, MAX_SEGMENT_NAME_LENGTH)
     if segment_name in (".", ".."):
         raise ProtocolError("segment_name", quote(segment_name.encode()), "not a file name")
     schema = reader.bytes32("schema")
@@ -554,9 +554,9 @@ def _decode_stream_gap(reader: _Reader, version: int) -> StreamGap:
         raise ProtocolError("missing_to", missing_to, f"must be >= missing_from {missing_from}")
     waited_ns = reader.u64("waited_ns")
     job = reader.str16("job")
-    _check_name("job", job, 1, 128)
+    _check_name("job", job, 1, MAX_NAME_LENGTH)
     stream = reader.str16("stream")
-    _check_name("stream", stream, 1, 128)
+    _check_name("stream", stream, 1, MAX_NAME_LENGTH)
     return StreamGap(subscription_id, missing_from, missing_to, waited_ns, job, stream)
 
 
@@ -565,7 +565,7 @@ def _decode_produce(reader: _Reader, version: int) -> Produce:
     if flags:
         raise ProtocolError("flags", flags, "no flag is defined in PRODUCE: must be 0")
     topic = reader.str16("topic")
-    _check_name("topic", topic, 1, 249)
+    _check_name("topic", topic, 1, MAX_TOPIC_LENGTH)
     segment_path = reader.str16("segment_path")
     _check_absolute_path("segment_path", segment_path)
     return Produce(topic, segment_path)

@@ -28,13 +28,11 @@ from typing import List, Optional, Tuple
 
 import pyarrow as pa
 
+from .limits import MAX_LANES, MAX_SLOTS, MAX_SLOT_SIZE, MIN_SLOT_SIZE
+
 MAGIC = b"SLUICESG"
 VERSION = 1
 PAGE = 4096
-MAX_LANES = 31
-MAX_SLOTS = 65536
-MIN_SLOT_SIZE = 256
-MAX_SLOT_SIZE = (1 << 31) - 64
 DESCRIPTOR_SIZE = 64
 OBJECT_RECORDS = 1
 OBJECT_CHUNKS = 2
@@ -58,11 +56,12 @@ WRITER_BIT = 1 << 31
 LOW32 = 0xFFFFFFFF
 CONTINUATION = b"\xff\xff\xff\xff"
 
-# The idle strategy of the Java reader (IdleStrategy): a few spins, a few yields, then park on the
-# doorbell, or without one sleep with exponential backoff from 20 us up to 1 ms.
-SPINS = 20
-YIELDS = 10
-MIN_BACKOFF_S = 20e-6
+# The idle strategy of the C++ and Java sides (native/include/sluice/idle_strategy.h; docs/architecture.md,
+# "Segment"): a few spins, a few yields, then park on the doorbell, or without one sleep with
+# exponential backoff from 10 us up to 1 ms. tests/test_twins.py pins these to the C++ header.
+SPINS = 64
+YIELDS = 16
+MIN_BACKOFF_S = 10e-6
 MAX_BACKOFF_S = 1e-3
 
 

@@ -1,0 +1,66 @@
+"""Python's copies of the C++ limits and idle strategy, pinned to the C++ sources they copy, so a
+bound changed in one language and not the other fails here (docs/architecture.md, "Segment":
+"Both sides idle alike")."""
+
+import re
+
+import pytest
+
+from sluice import limits, segment
+
+from conftest import ROOT
+
+LAYOUT_H = ROOT / "native" / "include" / "sluice" / "layout.h"
+LAYOUT_CC = ROOT / "native" / "src" / "layout.cc"
+IDLE_STRATEGY_H = ROOT / "native" / "include" / "sluice" / "idle_strategy.h"
+WIRE_H = ROOT / "broker-ext" / "src" / "protocol" / "wire.h"
+WIRE_CC = ROOT / "broker-ext" / "src" / "protocol" / "wire.cc"
+CODEC_CC = ROOT / "broker-ext" / "src" / "protocol" / "codec.cc"
+
+
+def cpp_constant(path, name):
+    """The integer literal of `constexpr <type> name = <literal>;` in a C++ file."""
+    found = re.findall(rf"constexpr\s+\w+\s+{name}\s*=\s*(\d+)u?\s*;", path.read_text())
+    assert len(found) == 1, f"{path} defines {name} {len(found)} times, expected once"
+    return int(found[0])
+
+
+@pytest.mark.parametrize("python_name, path, cpp_name", [
+    ("MAX_LANES", LAYOUT_H, "kMaxLanes"),
+    ("MAX_SLOTS", LAYOUT_H, "kMaxSlots"),
+    ("MIN_SLOT_SIZE", LAYOUT_H, "kMinSlotSize"),
+    ("MAX_NAME_LENGTH", WIRE_H, "kMaxNameLength"),
+    ("MAX_TOPIC_LENGTH", CODEC_CC, "kMaxTopicLength"),
+    ("MAX_SEGMENT_NAME_LENGTH", CODEC_CC, "kMaxSegmentNameLength"),
+    ("MAX_GROUP_ID_LENGTH", CODEC_CC, "kMaxGroupIdLength"),
+])
+def test_a_limit_is_the_one_of_the_cpp_side(python_name, path, cpp_name):
+    assert getattr(limits, python_name) == cpp_constant(path, cpp_name)
+
+
+def test_the_largest_slot_is_the_one_the_cpp_segment_checks():
+    bound = re.search(r"slot_size > \(1ull << (\d+)\) - (\d+)", LAYOUT_CC.read_text())
+    assert bound, f"{LAYOUT_CC} no longer bounds slot_size as (1ull << N) - M"
+    assert limits.MAX_SLOT_SIZE == (1 << int(bound[1])) - int(bound[2])
+
+
+def test_the_name_alphabet_is_the_one_the_daemon_checks():
+    refusal = re.search(r'"only \[([^\]]+)\] is allowed"', WIRE_CC.read_text())
+    assert refusal, f"{WIRE_CC} no longer names its alphabet in its refusal"
+    assert limits.NAME_ALPHABET == refusal[1]
+    allowed = {chr(c) for c in range(128) if limits.NAME.match(chr(c))}
+    assert allowed == set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def test_the_idle_strategy_is_the_one_of_the_cpp_side():
+    text = IDLE_STRATEGY_H.read_text()
+
+    def option(name, unit):
+        found = re.search(rf"{name} = (?:std::chrono::{unit}\()?(\d+)\)?;", text)
+        assert found, f"{IDLE_STRATEGY_H} no longer sets {name}"
+        return int(found[1])
+
+    assert segment.SPINS == option("spins", "")
+    assert segment.YIELDS == option("yields", "")
+    assert segment.MIN_BACKOFF_S == pytest.approx(option("min_backoff", "microseconds") * 1e-6)
+    assert segment.MAX_BACKOFF_S == pytest.approx(option("max_backoff", "milliseconds") * 1e-3)
