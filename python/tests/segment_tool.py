@@ -3,9 +3,10 @@ libsluice, so the Python reader is checked against the real cycle without a daem
 
 import os
 import subprocess
-import time
 import uuid
 from pathlib import Path
+
+from eventually import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "native" / "target" / "cmake" / "sluice-segment-tool"
@@ -26,11 +27,12 @@ class SegmentToolWriter:
             args.append("--no-checksums")
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True)
-        deadline = time.monotonic() + 10
-        while not self.path.exists():
+
+        def appeared() -> bool:
             assert self.process.poll() is None, self.process.stderr.read()
-            assert time.monotonic() < deadline, f"{self.path} did not appear in 10 s"
-            time.sleep(0.005)
+            return self.path.exists()
+
+        eventually(appeared, 10, lambda: f"{self.path} did not appear", pause=0.005)
 
     def totals(self) -> dict:
         """The writer's printed totals (objects, records, bytes, checksum), once it has ended."""

@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 from content import value
+from eventually import eventually
 from sluice import progress as progress_module
 from sluice.progress import decode
 from sluice import (BrokerdClient, BrokerdError, BrokerdUnavailable, ErrorCode, StreamGapError,
@@ -21,19 +22,23 @@ def client(cluster):
 def read_all(subscription, expected_rows, release=True, timeout=30):
     """Batches until ``expected_rows`` rows came; each released (or dropped) after reading."""
     rows, batches = [], 0
-    deadline = time.monotonic() + timeout
-    while len(rows) < expected_rows:
-        assert time.monotonic() < deadline, f"{len(rows)} of {expected_rows} rows in {timeout} s"
+
+    def read_one() -> bool:
+        nonlocal batches
+        if len(rows) >= expected_rows:
+            return True
         batch = subscription.poll(1.0)
-        if batch is None:
-            continue
-        batches += 1
-        rows.extend(batch.record_batch.select(["partition", "offset", "key", "value"]).to_pylist())
-        assert batch.first_offset == rows[-batch.num_rows]["offset"]
-        assert batch.last_offset == rows[-1]["offset"]
-        if release:
-            batch.release()
-        del batch
+        if batch is not None:
+            batches += 1
+            rows.extend(batch.record_batch.select(["partition", "offset", "key", "value"]).to_pylist())
+            assert batch.first_offset == rows[-batch.num_rows]["offset"]
+            assert batch.last_offset == rows[-1]["offset"]
+            if release:
+                batch.release()
+            del batch
+        return False
+
+    eventually(read_one, timeout, lambda: f"{len(rows)} of {expected_rows} rows")
     return rows, batches
 
 
@@ -101,10 +106,8 @@ def test_a_hole_in_the_stream_is_reported_once_and_the_reader_waits_on(cluster, 
         first = black.acquire(10)
         assert first.seq == 0
         first.release()
-        deadline = time.monotonic() + 10
         with pytest.raises(StreamGapError, match="job-2/black waits for chunk 1") as gap:
-            while time.monotonic() < deadline:
-                assert black.acquire(0.2) is None
+            eventually(lambda: black.acquire(0.2) is not None, 10, lambda: "no gap reported")
         assert (gap.value.gap.missing_from, gap.value.gap.missing_to) == (1, 1)
         cluster.command("chunks", "py.gap", "job-2", "black", 4, 100, 1, "only=1")
         seqs = [chunk.seq for chunk in black]
@@ -122,8 +125,7 @@ def test_a_stream_whose_writer_went_silent_is_told_after_the_silence_timeout(clu
         waiting_since = time.monotonic()
         with pytest.raises(StreamSilentError, match="job-5/white brought no chunk for .* "
                            "waiting for chunk 1") as silent:
-            while time.monotonic() < waiting_since + 10:
-                assert white.acquire(0.2) is None
+            eventually(lambda: white.acquire(0.2) is not None, 10, lambda: "no silence reported")
         assert time.monotonic() - waiting_since >= 1.0
         assert silent.value.silent_seconds >= 1.0
         # The reader stays usable: the rest of the stream comes through it.
@@ -159,14 +161,18 @@ def _progress_records(client, topic, until, what):
     ``until(records)`` holds (for up to 30 s)."""
     with client.subscribe_records(topic, 1) as progress:
         records = []
-        deadline = time.monotonic() + 30
-        while not records or not until(records):
-            assert time.monotonic() < deadline, f"no {what} in {records}"
+
+        def read_until() -> bool:
+            if records and until(records):
+                return True
             batch = progress.poll(1.0)
             if batch is not None:
                 with batch:
                     rows = batch.record_batch.select(["key", "value"]).to_pylist()
-                    records += [decode(r["key"], r["value"]) for r in rows]
+                    records.extend(decode(r["key"], r["value"]) for r in rows)
+            return False
+
+        eventually(read_until, 30, lambda: f"no {what} in {records}")
         return records
 
 
