@@ -14,9 +14,9 @@ import struct
 from dataclasses import dataclass, field
 from typing import List, Tuple, Union
 
-from .limits import (
-    MAX_GROUP_ID_LENGTH, MAX_LANES, MAX_NAME_LENGTH, MAX_SEGMENT_NAME_LENGTH, MAX_SLOT_SIZE, MAX_SLOTS, MAX_TOPIC_LENGTH,
-    MIN_SLOT_SIZE, NAME, NAME_ALPHABET)
+from .limits import (MAX_GROUP_ID_LENGTH, MAX_LANES, MAX_NAME_LENGTH, MAX_SEGMENT_NAME_LENGTH,
+                     MAX_SLOT_SIZE, MAX_SLOTS, MAX_TOPIC_LENGTH, MIN_SLOT_SIZE, NAME,
+                     NAME_ALPHABET)
 
 VERSION = 4
 MIN_VERSION = 1
@@ -381,7 +381,7 @@ def decode(frame: bytes) -> Frame:
 def _decode_subscribe(reader: _Reader, version: int) -> Subscribe:
     slot_count = reader.u32("slot_count")
     if not 1 <= slot_count <= MAX_SLOTS:
-        raise ProtocolError("slot_count", slot_count, "expected 1 to 65536")
+        raise ProtocolError("slot_count", slot_count, f"expected 1 to {MAX_SLOTS}")
     flags = reader.u32("flags")
     if version < ISOLATION_AND_GAP_VERSION:
         if flags & ~_LOCAL_LEADERS:

@@ -158,7 +158,7 @@ def validate_header(data: bytes, file_size: int) -> SegmentHeader:
         raise SegmentFormatError("flags", hex(flags), "only bit 0 (CHECKSUMS) is defined")
     slot_count = u32(H_SLOT_COUNT)
     if not 1 <= slot_count <= MAX_SLOTS:
-        raise SegmentFormatError("slot_count", slot_count, "must be 1 to 65536")
+        raise SegmentFormatError("slot_count", slot_count, f"must be 1 to {MAX_SLOTS}")
     lane_count = u32(H_LANE_COUNT)
     if not 1 <= lane_count <= MAX_LANES:
         raise SegmentFormatError("lane_count", lane_count, "must be 1 to 31")
