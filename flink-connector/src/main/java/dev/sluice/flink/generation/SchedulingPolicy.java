@@ -4,6 +4,7 @@ import dev.sluice.client.job.JobSpec;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
@@ -18,8 +19,22 @@ public interface SchedulingPolicy extends Serializable {
     /** The task for {@code producer}, taken from one of {@code jobs}, or empty to give none. */
     Optional<ComputeTask> next(Producer producer, List<SchedulableJob> jobs);
 
-    /** A producer: a GenerationSource reader. */
-    record Producer(int subtask, String host, int tasksInFlight) {}
+    /**
+     * A producer: a GenerationSource reader, with the bytes per millisecond the scheduler expects
+     * of it (measured task by task, docs/generation.md, "Producers of unequal speed"; 0 while no
+     * producer was measured yet).
+     */
+    record Producer(int subtask, String host, int tasksInFlight, double bytesPerMilli) {
+
+        /**
+         * How long a task of {@code bytes} is expected to take it; empty while its rate is unknown.
+         */
+        public OptionalDouble expectedMillis(long bytes) {
+            return bytesPerMilli > 0
+                    ? OptionalDouble.of(bytes / bytesPerMilli)
+                    : OptionalDouble.empty();
+        }
+    }
 
     /** A running job as a policy sees it when a producer asks for work. */
     interface SchedulableJob {

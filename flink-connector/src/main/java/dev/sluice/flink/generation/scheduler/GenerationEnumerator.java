@@ -513,7 +513,8 @@ public final class GenerationEnumerator
                         continue;
                     }
                     SchedulingPolicy.Producer producer =
-                            new SchedulingPolicy.Producer(subtask, host, tasks.size());
+                            new SchedulingPolicy.Producer(
+                                    subtask, host, tasks.size(), producers.rate(subtask));
                     Optional<ComputeTask> task = policy.next(producer, views);
                     if (task.isEmpty()) {
                         continue;

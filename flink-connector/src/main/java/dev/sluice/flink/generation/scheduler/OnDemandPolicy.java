@@ -16,8 +16,9 @@ import org.apache.flink.annotation.Internal;
  *
  * <ol>
  *   <li><b>Paced streams first</b> (those with a {@code rateBytesPerSecond}): the most urgent one,
- *       the one whose readers' buffer lasts the shortest ({@code bufferedBytes / rate}), a stream
- *       on the producer's host winning ties. A paced stream must keep its speed whatever else runs.
+ *       the one whose readers' buffer lasts the shortest ({@code bufferedBytes / rate}), unless a
+ *       stream on the producer's host lasts less than one of the producer's tasks longer (ties
+ *       too). A paced stream must keep its speed whatever else runs.
  *   <li><b>Then the other streams by weighted fair share</b>: stride scheduling over jobs, a job's
  *       pass growing by the bytes it was handed divided by its {@code weight}, the job of the
  *       smallest pass served. A job that joins (or comes back after having nothing that could go
@@ -49,28 +50,51 @@ public final class OnDemandPolicy implements SchedulingPolicy {
         return spec.rateBytesPerSecond().orElse(0);
     }
 
+    /** A paced stream with room, and how long its readers' buffer lasts. */
+    private record Urgency(SchedulableJob job, String stream, double seconds) {}
+
+    /**
+     * The most urgent paced stream, unless a stream on the producer's host is nearly as urgent: its
+     * buffer lasts longer by less than the producer needs to compute one of its tasks. Giving it
+     * the local one then costs the most urgent stream at most that much buffer, which the next
+     * producer to ask (one on that stream's host among them) makes up; and its chunks cross the
+     * network once rather than twice (docs/generation.md, "Scheduling policy").
+     */
     private static Optional<ComputeTask> mostUrgentPaced(
             Producer producer, List<SchedulableJob> jobs) {
-        SchedulableJob bestJob = null;
-        String bestStream = null;
-        double bestSeconds = Double.MAX_VALUE;
-        boolean bestLocal = false;
+        Urgency urgent = null;
+        Urgency local = null;
         for (SchedulableJob job : jobs) {
             for (String stream : job.streamsWithWork()) {
                 if (!isPaced(job, stream)) {
                     continue;
                 }
-                double seconds = (double) job.bufferedBytes(stream) / rateOf(job, stream);
-                boolean local = job.hostOf(stream).equals(producer.host());
-                if (seconds < bestSeconds || (seconds == bestSeconds && local && !bestLocal)) {
-                    bestJob = job;
-                    bestStream = stream;
-                    bestSeconds = seconds;
-                    bestLocal = local;
+                Urgency candidate =
+                        new Urgency(
+                                job,
+                                stream,
+                                (double) job.bufferedBytes(stream) / rateOf(job, stream));
+                if (urgent == null || candidate.seconds() < urgent.seconds()) {
+                    urgent = candidate;
+                }
+                if (job.hostOf(stream).equals(producer.host())
+                        && (local == null || candidate.seconds() < local.seconds())) {
+                    local = candidate;
                 }
             }
         }
-        return bestJob == null ? Optional.empty() : Optional.of(bestJob.take(bestStream));
+        if (urgent == null) {
+            return Optional.empty();
+        }
+        Urgency chosen = urgent;
+        if (local != null) {
+            double slackSeconds =
+                    producer.expectedMillis(local.job().spec().taskSizeBytes()).orElse(0) / 1000;
+            if (local.seconds() - urgent.seconds() <= slackSeconds) {
+                chosen = local;
+            }
+        }
+        return Optional.of(chosen.job().take(chosen.stream()));
     }
 
     private Optional<ComputeTask> fairShare(Producer producer, List<SchedulableJob> jobs) {

@@ -20,6 +20,8 @@ import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumerator
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The scheduler's decisions, driven event by event through Flink's testing enumerator context. */
 class GenerationEnumeratorTest {
@@ -482,6 +484,24 @@ class GenerationEnumeratorTest {
         submitAndStart(TestJobs.paced(job("near"), 1000, 1000));
         scheduler.handleSplitRequest(1, "host-b");
         assertThat(tasksOf(1)).containsExactly("near/c1/0");
+    }
+
+    /**
+     * c0 is read at 1000 B/s, c1 at 2000 (c1's task lasts its reader 1.024 s). Producer 1, on c1's
+     * host, takes c1's first task on the tie and computes it in {@code taskMillis}; asking again,
+     * c0's buffer is empty and c1's lasts 1.024 s: c1 goes when that is less than one of the
+     * producer's tasks longer, else the more urgent c0.
+     */
+    @ParameterizedTest(name = "a task of {0} ms: {1}")
+    @CsvSource({"2000, c1/1", "1000, c0/0"})
+    void aPacedStreamOnTheProducersHostGoesFirstWhenItLastsLessThanOneOfItsTasksLonger(
+            long taskMillis, String second) {
+        submitAndStart(TestJobs.paced(job("near"), 1000, 2000));
+        scheduler.handleSplitRequest(1, "host-b");
+        after(taskMillis);
+        done(1, "near/c1/0");
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("near/c1/0", "near/" + second);
     }
 
     /** Two streams of 32 KiB in tasks of 2 KiB: 16 tasks each. */
