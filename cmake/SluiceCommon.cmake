@@ -16,6 +16,17 @@ set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 get_filename_component(SLUICE_REPO_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
+# Which test suites a build makes. ALL: every one. UNSANITIZED_ONLY: the checks a sanitized build of
+# the same sources does not make, for a plain build that comes after it (./sluice test runs the
+# suites under ASan+UBSan first, CONTRIBUTING.md, "Build and test"): the tests labelled no-asan and
+# the installed tree's. native/ builds its suites either way, since its no-asan tests live in its
+# main test program; broker-ext/ then builds none.
+set(SLUICE_TESTS ALL CACHE STRING "Test suites to build: ALL or UNSANITIZED_ONLY")
+set_property(CACHE SLUICE_TESTS PROPERTY STRINGS ALL UNSANITIZED_ONLY)
+if(NOT SLUICE_TESTS MATCHES "^(ALL|UNSANITIZED_ONLY)$")
+  message(FATAL_ERROR "SLUICE_TESTS is ALL or UNSANITIZED_ONLY, not '${SLUICE_TESTS}'")
+endif()
+
 function(sluice_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
                                            -Wno-sign-conversion -Werror)
