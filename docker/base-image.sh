@@ -2,14 +2,26 @@
 # Provides the cluster image's base, debian:bookworm-slim: pulled where an image registry answers,
 # else made from Debian's own packages with debootstrap (minbase, the packages a slim image has)
 # and imported. The mirror is this machine's, read from its apt sources, so nothing here names a
-# host. Either way the Dockerfile starts FROM the same tag.
+# host. Either way the Dockerfile starts FROM the same tag. Then builds the Dockerfile's runtime
+# stage on it (the JRE and the user every role runs as), which needs nothing of the project's
+# build: ./sluice test runs this while the project compiles, and the image's build finds the
+# stage in docker's cache.
 set -euo pipefail
 
 TAG=debian:bookworm-slim
 SUITE=bookworm
+DOCKERFILE="$(cd "$(dirname "$0")" && pwd)/Dockerfile"
 
-docker image inspect "$TAG" >/dev/null 2>&1 && exit 0
-if docker pull "$TAG" >/dev/null 2>&1; then
+runtime_stage() {
+  local context
+  context="$(mktemp -d)"
+  docker build --quiet --target runtime --tag sluice-runtime:dev --file "$DOCKERFILE" "$context" >/dev/null
+  rmdir "$context"
+  echo "base-image: sluice-runtime:dev built (the Dockerfile's runtime stage)" >&2
+}
+
+if docker image inspect "$TAG" >/dev/null 2>&1 || docker pull "$TAG" >/dev/null 2>&1; then
+  runtime_stage
   exit 0
 fi
 
@@ -40,3 +52,4 @@ debootstrap --variant=minbase "$SUITE" "$rootfs" "$url" >/dev/null
 rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin
 tar -C "$rootfs" -c . | docker import - "$TAG" >/dev/null
 echo "base-image: $TAG imported" >&2
+runtime_stage
