@@ -18,9 +18,8 @@ get_filename_component(SLUICE_REPO_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
 # Which test suites a build makes. ALL: every one. UNSANITIZED_ONLY: the checks a sanitized build of
 # the same sources does not make, for a plain build that comes after it (./sluice test runs the
-# suites under ASan+UBSan first, CONTRIBUTING.md, "Build and test"): the tests labelled no-asan and
-# the installed tree's. native/ builds its suites either way, since its no-asan tests live in its
-# main test program; broker-ext/ then builds none.
+# suites under ASan+UBSan first, CONTRIBUTING.md, "Build and test"): native/'s tests across fork(),
+# labelled no-asan, and broker-ext/'s installed tree.
 set(SLUICE_TESTS ALL CACHE STRING "Test suites to build: ALL or UNSANITIZED_ONLY")
 set_property(CACHE SLUICE_TESTS PROPERTY STRINGS ALL UNSANITIZED_ONLY)
 if(NOT SLUICE_TESTS MATCHES "^(ALL|UNSANITIZED_ONLY)$")

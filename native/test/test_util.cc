@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "content_rule.h"
+#include "sluice/segment_image.h"
 
 namespace sluice::testing {
 
@@ -44,6 +45,13 @@ Status PublishRecords(SegmentWriter& writer, uint64_t first, uint64_t count,
   SLUICE_ASSIGN_OR_RETURN(auto slot, writer.Acquire(timeout));
   SLUICE_ASSIGN_OR_RETURN(auto encoded, builder.Finish(slot.data, slot.capacity, slot.stores));
   return writer.Publish(encoded).status();
+}
+
+Status TakeAndVerify(SegmentReader& reader, content::Verifier& verifier, bool release) {
+  SLUICE_ASSIGN_OR_RETURN(auto object, reader.Next(std::chrono::seconds(5)));
+  SLUICE_ASSIGN_OR_RETURN(auto batch, DecodeObject(object, reader.header().schema));
+  SLUICE_RETURN_NOT_OK(verifier.Add(*batch));
+  return release ? reader.Release(object) : Status::OK();
 }
 
 uint32_t ReadSegmentField32(const std::string& path, uint64_t offset) {

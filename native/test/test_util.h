@@ -12,6 +12,10 @@
 #include "sluice/segment_reader.h"
 #include "sluice/segment_writer.h"
 
+namespace sluice::content {
+class Verifier;
+}  // namespace sluice::content
+
 namespace sluice::testing {
 
 // A segment name no other test (or earlier run) uses; the destructor removes leftovers.
@@ -31,6 +35,9 @@ WriterOptions SmallWriter(const std::string& name, ObjectKind kind = ObjectKind:
 // Publishes one RECORDS object holding content-rule records [first, first + count).
 Status PublishRecords(SegmentWriter& writer, uint64_t first, uint64_t count,
                       std::chrono::nanoseconds timeout = std::chrono::seconds(5));
+
+// Takes one object and checks it holds content-rule records from `verifier`'s position on.
+Status TakeAndVerify(SegmentReader& reader, content::Verifier& verifier, bool release = true);
 
 // A 32-bit field of a segment file, read apart from any mapping (for a test to watch shared
 // state).
