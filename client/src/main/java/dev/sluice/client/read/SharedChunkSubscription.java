@@ -77,8 +77,8 @@ final class SharedChunkSubscription
      * What makes readers share a subscription: the daemon, everything the request asks for (the
      * topic, the job, the partitions, the slots, the reorder window) and the heap buffer.
      *
-     * @param partitions the partitions 0 to {@code partitions - 1}; 0 for the local leaders of the
-     *     daemon's broker
+     * @param partitions the partitions 0 to {@code partitions - 1}; 0 for the colocated leaders of
+     *     the daemon's broker
      */
     record Key(
             BrokerdClient brokerd,

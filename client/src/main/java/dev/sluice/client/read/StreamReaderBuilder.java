@@ -254,7 +254,7 @@ public final class StreamReaderBuilder {
             if (bootstrapServers != null) {
                 producer = producer();
             }
-            // 0 partitions: the local leaders (SharedChunkSubscription.Key).
+            // 0 partitions: the colocated leaders (SharedChunkSubscription.Key).
             int partitionsRead =
                     localLeaders
                             ? 0

@@ -28,26 +28,30 @@ import org.slf4j.LoggerFactory;
  * registry, the thread and the counted shares are {@link SharedSubscription}'s; this class routes
  * and resubscribes.
  *
- * <p>When readers gain or lose partitions, the hub stops polling, waits for every share to come
- * back (their rows live in the segment), and subscribes again for the new set of partitions, each
- * from the next offset it has not routed. Rows below that offset (a daemon restart re-delivers
- * some) are dropped, so each record reaches its reader once.
+ * <p>When readers gain or lose partitions, the shared subscription stops polling, waits for every
+ * share to come back (their rows live in the segment), and subscribes again for the new set of
+ * partitions, each from the next offset it has not routed. Rows below that offset (a daemon restart
+ * re-delivers some) are dropped, so each record reaches its reader once.
  *
  * <p>What readers buffer is bounded by the open batches ({@link PushSettings#maxOpenBatches()}):
- * when they are all held, the hub stops polling, the daemon's slots fill, and it pauses the
- * partitions.
+ * when they are all held, the shared subscription stops polling, the daemon's slots fill, and it
+ * pauses the partitions.
  *
- * <p>The hub's thread ends, and the hub leaves the registry, when its last reader leaves; that
- * reader's close returns once the thread has ended (docs/architecture.md, "Threads"): the thread
- * holds the job's classes, and on a TaskManager that runs job after job it must not outlive its
- * job.
+ * <p>The shared subscription's thread ends, and the shared subscription leaves the registry, when
+ * its last reader leaves; that reader's close returns once the thread has ended
+ * (docs/architecture.md, "Threads"): the thread holds the job's classes, and on a TaskManager that
+ * runs job after job it must not outlive its job.
  */
-final class PushHub extends SharedSubscription<PushHub.Key, RecordBatch> {
-    private static final Logger LOG = LoggerFactory.getLogger(PushHub.class);
+final class SharedRecordsSubscription
+        extends SharedSubscription<SharedRecordsSubscription.Key, RecordBatch> {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedRecordsSubscription.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(20);
     private static final Duration METADATA_WAIT = Duration.ofSeconds(10);
 
-    /** Hubs are per daemon, topic and source: two sources may read one partition from apart. */
+    /**
+     * Shared subscriptions are per daemon, topic and source: two sources may read one partition
+     * from apart.
+     */
     record Key(String socket, String topic, String sourceId) {}
 
     private final PushSettings settings;
@@ -57,18 +61,21 @@ final class PushHub extends SharedSubscription<PushHub.Key, RecordBatch> {
     private PushMember[] owners = new PushMember[0];
     private long[] positions = new long[0];
     private boolean changed;
-    // The hub thread's own.
+    // The dispatcher thread's own.
     private RecordsSubscription subscription;
 
-    private PushHub(Key key, PushSettings settings) {
+    private SharedRecordsSubscription(Key key, PushSettings settings) {
         super(key, "sluice-push-" + key.topic(), settings.maxOpenBatches(), POLL_TIMEOUT);
         this.settings = settings;
         this.client = BrokerdClient.builder(Path.of(settings.socket())).build();
     }
 
-    /** Joins the hub of {@code key}, starting it if it is the first reader. */
+    /** Joins the shared subscription of {@code key}, starting it if it is the first reader. */
     static PushMember join(Key key, PushSettings settings, PushInbox inbox) {
-        return join(key, k -> new PushHub(k, settings), (PushHub hub) -> hub.add(inbox));
+        return join(
+                key,
+                k -> new SharedRecordsSubscription(k, settings),
+                (SharedRecordsSubscription shared) -> shared.add(inbox));
     }
 
     /**
@@ -76,7 +83,7 @@ final class PushHub extends SharedSubscription<PushHub.Key, RecordBatch> {
      * the reader no longer reads them: Flink closes a reader on its task thread.
      */
     static void leave(PushMember member) {
-        member.hub.leave(() -> member.hub.detach(member));
+        member.subscription.leave(() -> member.subscription.detach(member));
     }
 
     private synchronized PushMember add(PushInbox inbox) {
@@ -144,7 +151,7 @@ final class PushHub extends SharedSubscription<PushHub.Key, RecordBatch> {
         return subscription.poll(timeout);
     }
 
-    /** Fails the readers; readers that join later get a new hub. */
+    /** Fails the readers; readers that join later get a new shared subscription. */
     @Override
     protected synchronized void failed(Throwable cause) {
         LOG.error("the push subscription to {} failed", key(), cause);

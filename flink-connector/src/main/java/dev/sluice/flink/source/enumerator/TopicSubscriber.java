@@ -17,19 +17,19 @@ import org.apache.kafka.common.TopicPartition;
  * after the job started.
  */
 @Internal
-public sealed interface Subscription extends Serializable {
+public sealed interface TopicSubscriber extends Serializable {
 
     /** The subscribed partitions that exist now, with their leaders. */
     List<PartitionLeader> partitions(ClusterMetadata cluster);
 
-    /** A topic of the subscription known without asking the cluster; none for a pattern. */
+    /** A topic of the subscriber known without asking the cluster; none for a pattern. */
     Optional<String> knownTopic();
 
-    /** Whether the subscription reads {@code partition} when it exists. */
+    /** Whether the subscriber reads {@code partition} when it exists. */
     boolean includes(TopicPartition partition);
 
     /** Every partition of these topics; topics that do not exist (yet) have none. */
-    record Topics(List<String> topics) implements Subscription {
+    record Topics(List<String> topics) implements TopicSubscriber {
         public Topics {
             topics = List.copyOf(topics);
         }
@@ -56,7 +56,7 @@ public sealed interface Subscription extends Serializable {
     }
 
     /** Every partition of the topics whose whole name matches {@code pattern}. */
-    record TopicPattern(Pattern pattern) implements Subscription {
+    record TopicPattern(Pattern pattern) implements TopicSubscriber {
         @Override
         public List<PartitionLeader> partitions(ClusterMetadata cluster) {
             List<String> matching =
@@ -84,7 +84,7 @@ public sealed interface Subscription extends Serializable {
      * These partitions. One that does not exist is an error naming it, as with {@code KafkaSource}:
      * the set was named on purpose, and reading the others would hide the mistake.
      */
-    record Partitions(Set<TopicPartition> partitions) implements Subscription {
+    record Partitions(Set<TopicPartition> partitions) implements TopicSubscriber {
         public Partitions {
             partitions = Set.copyOf(partitions);
         }
