@@ -1,7 +1,7 @@
 package dev.sluice.client.protocol;
 
 import dev.sluice.client.Limits;
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.segment.ObjectKind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,7 +18,7 @@ import java.util.function.ToIntFunction;
  * {@link ProtocolException} naming the first field that breaks one; encoding applies the same
  * checks, so nothing leaves that the daemon would refuse.
  */
-@PublicEvolving
+@Internal
 public final class ControlCodec {
     /** The newest version this side speaks, which it sends (spec "Versions"). */
     public static final int VERSION = 4;

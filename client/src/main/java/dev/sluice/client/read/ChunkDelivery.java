@@ -1,7 +1,7 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.time.NanoClock;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -15,7 +15,6 @@ import java.util.function.Consumer;
  * starvation, the holes the daemon reported, the end of the stream, and the delivery progress.
  * Single-threaded, like the reader; only {@link #stats} may be called from another thread.
  */
-@Internal
 final class ChunkDelivery {
     private final String job;
     private final String stream;
@@ -37,9 +36,9 @@ final class ChunkDelivery {
     private StreamChunk held;
 
     // Holes the daemon reported, not told yet: each is thrown once this reader has got to it.
-    private final ArrayDeque<ChunkGap> gaps = new ArrayDeque<>();
+    private final ArrayDeque<StreamGap> gaps = new ArrayDeque<>();
     // The hole told last, until a chunk past it comes.
-    private ChunkGap currentGap;
+    private StreamGap currentGap;
 
     // Silence: how long a stream that began may bring no chunk while the reader waits before it
     // is told (0: never), since when it has waited with nothing to take (-1: it has not), and
@@ -273,7 +272,7 @@ final class ChunkDelivery {
     /** Moves the source's gap reports here; whether there was one. */
     private boolean takeGaps() {
         boolean took = false;
-        for (ChunkGap gap; (gap = source.takeGap()) != null; ) {
+        for (StreamGap gap; (gap = source.takeGap()) != null; ) {
             gaps.add(gap);
             took = true;
         }
@@ -287,7 +286,7 @@ final class ChunkDelivery {
      * hole was filled before it came is dropped, as no reader waits there anymore.
      */
     private void tellGap() throws StreamGapException {
-        for (ChunkGap gap; (gap = gaps.peek()) != null; ) {
+        for (StreamGap gap; (gap = gaps.peek()) != null; ) {
             if (Long.compareUnsigned(expectedSeq, gap.missingFrom()) < 0) {
                 return;
             }
@@ -296,7 +295,7 @@ final class ChunkDelivery {
                 currentGap = gap;
                 gapsReported++;
                 publishStats();
-                throw new StreamGapException(job, stream, gap);
+                throw new StreamGapException(gap);
             }
         }
     }

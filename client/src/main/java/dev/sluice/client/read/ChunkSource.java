@@ -1,6 +1,6 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
+import dev.sluice.client.protocol.StreamGap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
  * shares out. The real one reads a CHUNK_STREAMS subscription ({@link SharedChunkSubscription});
  * tests script one against a fake clock.
  */
-@Internal
 interface ChunkSource extends AutoCloseable {
 
     /**
@@ -25,7 +24,7 @@ interface ChunkSource extends AutoCloseable {
      * them, which need not be that of the chunks: one may come before the chunks below its hole, or
      * after the chunk that filled it.
      */
-    ChunkGap takeGap();
+    StreamGap takeGap();
 
     /**
      * The payload bytes of the chunks that came and wait after the one {@link #next} gave last,

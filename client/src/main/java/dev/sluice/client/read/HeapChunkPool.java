@@ -1,6 +1,5 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -22,7 +21,6 @@ import java.util.Map;
  * that would pass it drops free buffers of other sizes first, and returns null when the bytes taken
  * alone would pass it. Thread-safe: the dispatcher takes, readers give back.
  */
-@Internal
 final class HeapChunkPool {
     private final long capacityBytes;
     private final Map<Integer, ArrayDeque<ByteBuffer>> free = new HashMap<>();

@@ -1,7 +1,5 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
-
 /**
  * The lateness of a paced reader's chunks in nanoseconds, in fixed memory: log-linear buckets exact
  * below 64 ns and, above, 32 to each power of two, so that a bucket is at most 1/32 of the values
@@ -13,7 +11,6 @@ import dev.sluice.client.annotation.Internal;
  * <p>Not thread-safe: {@link ChunkDelivery} records on the reader's thread and reads for {@code
  * stats()} from any thread, both synchronized on the histogram.
  */
-@Internal
 final class LatenessHistogram {
     // 2^5 buckets per power of two: a bucket of values from 2^e is 2^(e-5) wide.
     private static final int SUB_BUCKET_BITS = 5;

@@ -1,6 +1,5 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.time.NanoClock;
 
 /**
@@ -14,7 +13,6 @@ import dev.sluice.client.time.NanoClock;
  * starts again from when that chunk came ({@link #handedOut} with {@code starved}): a printer that
  * stalled does not race afterwards to make up for the lost time, it goes on at its speed.
  */
-@Internal
 final class Pacer {
     private static final long MAX_OFFSET_NANOS = 1L << 62;
 

@@ -1,6 +1,5 @@
 package dev.sluice.client.read;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.brokerd.ChunkBatch;
 import dev.sluice.client.brokerd.ChunkSubscription;
@@ -65,7 +64,6 @@ import org.slf4j.LoggerFactory;
  * The dispatcher ends, and the subscription leaves the process's registry, when its last reader
  * leaves; that reader's close returns once it has (docs/architecture.md, "Threads").
  */
-@Internal
 final class SharedChunkSubscription
         extends SharedSubscription<SharedChunkSubscription.Key, ChunkBatch> {
     private static final Logger LOG = LoggerFactory.getLogger(SharedChunkSubscription.class);
@@ -231,9 +229,7 @@ final class SharedChunkSubscription
      */
     private void handOutGaps() {
         for (StreamGap gap; (gap = subscription.nextGap()) != null; ) {
-            GapReport report =
-                    new GapReport(
-                            new ChunkGap(gap.missingFrom(), gap.missingTo(), gap.waitedNanos()));
+            GapReport report = new GapReport(gap);
             synchronized (this) {
                 for (Member member : members.getOrDefault(gap.stream(), List.of())) {
                     member.inbox.add(report);
@@ -256,7 +252,7 @@ final class SharedChunkSubscription
     private interface Entry {}
 
     /** A hole the daemon reported in the reader's stream. */
-    private record GapReport(ChunkGap gap) implements Entry {}
+    private record GapReport(StreamGap gap) implements Entry {}
 
     /** A chunk in a reader's inbox: given back once, which cannot fail. */
     private abstract static class Held implements ChunkSource.Chunk, Entry {
@@ -298,7 +294,7 @@ final class SharedChunkSubscription
         // Handed out, not yet done: done on close, so that the others get its slot back.
         private Held current;
         // Reports next() came upon, for takeGap(): the reader's thread alone uses them.
-        private final ArrayDeque<ChunkGap> gaps = new ArrayDeque<>();
+        private final ArrayDeque<StreamGap> gaps = new ArrayDeque<>();
         private boolean closed;
 
         Member(String stream, boolean paced, Runnable renewed) {
@@ -337,7 +333,7 @@ final class SharedChunkSubscription
         }
 
         @Override
-        public ChunkGap takeGap() {
+        public StreamGap takeGap() {
             return gaps.poll();
         }
 

@@ -1,6 +1,7 @@
 package dev.sluice.client.read;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.StreamGap;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
@@ -12,37 +13,33 @@ import java.util.concurrent.TimeUnit;
  */
 @PublicEvolving
 public final class StreamGapException extends IOException {
-    private final String job;
-    private final String stream;
-    private final ChunkGap gap;
+    private final StreamGap gap;
 
-    public StreamGapException(String job, String stream, ChunkGap gap) {
+    public StreamGapException(StreamGap gap) {
         super(
                 "stream "
-                        + job
+                        + gap.job()
                         + "/"
-                        + stream
+                        + gap.stream()
                         + " waits for chunk "
                         + gap.missingSeqs()
                         + ", missing at the daemon: the chunk after it had waited "
                         + TimeUnit.NANOSECONDS.toMillis(gap.waitedNanos())
                         + " ms, past sluice.gap.timeout.ms. The reader waits on for it: acquire"
                         + " again to keep waiting, or close the reader to give up");
-        this.job = job;
-        this.stream = stream;
         this.gap = gap;
     }
 
     public String job() {
-        return job;
+        return gap.job();
     }
 
     public String stream() {
-        return stream;
+        return gap.stream();
     }
 
-    /** The missing seqs and how long the daemon had waited for them. */
-    public ChunkGap gap() {
+    /** The missing seqs and how long the daemon had waited for them, as it reported them. */
+    public StreamGap gap() {
         return gap;
     }
 }

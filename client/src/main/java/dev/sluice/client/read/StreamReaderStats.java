@@ -1,6 +1,7 @@
 package dev.sluice.client.read;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.protocol.StreamGap;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -55,6 +56,6 @@ public record StreamReaderStats(
         long startBufferBytes,
         boolean endOfStream,
         long gapsReported,
-        Optional<ChunkGap> currentGap,
+        Optional<StreamGap> currentGap,
         long progressRecordsSent,
         long progressSendFailures) {}

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.time.FakeClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -451,7 +452,8 @@ class ChunkDeliveryTest {
                         e -> {
                             assertThat(e.job()).isEqualTo("job-1");
                             assertThat(e.stream()).isEqualTo("cyan");
-                            assertThat(e.gap()).isEqualTo(new ChunkGap(2, 2, 300 * MS));
+                            assertThat(e.gap())
+                                    .isEqualTo(new StreamGap(1, 2, 2, 300 * MS, "job-1", "cyan"));
                         })
                 .hasMessageStartingWith(
                         "stream job-1/cyan waits for chunk 2, missing at the daemon")
@@ -460,7 +462,7 @@ class ChunkDeliveryTest {
         assertThat(clock.nanoTime() - t0).isEqualTo(500 * MS);
         StreamReaderStats gapped = delivery.stats(0, 0);
         assertThat(gapped.gapsReported()).isEqualTo(1);
-        assertThat(gapped.currentGap()).contains(new ChunkGap(2, 2, 300 * MS));
+        assertThat(gapped.currentGap()).contains(new StreamGap(1, 2, 2, 300 * MS, "job-1", "cyan"));
 
         List<Long> seqs = new ArrayList<>();
         List<Long> times = readAll(delivery, seqs);

@@ -1,5 +1,6 @@
 package dev.sluice.client.read;
 
+import dev.sluice.client.protocol.StreamGap;
 import dev.sluice.client.time.FakeClock;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -14,17 +15,22 @@ import java.util.List;
  * comes first.
  */
 final class ScriptedSource implements ChunkSource {
+    /** The stream whose holes are reported: that of {@code ChunkDeliveryTest}'s deliveries. */
+    static final String JOB = "job-1";
+
+    static final String STREAM = "cyan";
+
     private final FakeClock clock;
     private final Deque<Scripted> pending = new ArrayDeque<>();
     private final Deque<ScriptedGap> pendingGaps = new ArrayDeque<>();
-    private final Deque<ChunkGap> arrivedGaps = new ArrayDeque<>();
+    private final Deque<StreamGap> arrivedGaps = new ArrayDeque<>();
     private Scripted current;
     final List<Long> done = new ArrayList<>();
     boolean closed;
 
     record Scripted(long seq, boolean eos, byte[] payload, long arrivalNanos) {}
 
-    record ScriptedGap(ChunkGap gap, long arrivalNanos) {}
+    record ScriptedGap(StreamGap gap, long arrivalNanos) {}
 
     ScriptedSource(FakeClock clock) {
         this.clock = clock;
@@ -49,12 +55,14 @@ final class ScriptedSource implements ChunkSource {
 
     /** Adds a report of the hole {@code from..to} (in arrival order with the other reports). */
     ScriptedSource gap(long from, long to, long waitedNanos, long arrivalNanos) {
-        pendingGaps.add(new ScriptedGap(new ChunkGap(from, to, waitedNanos), arrivalNanos));
+        pendingGaps.add(
+                new ScriptedGap(
+                        new StreamGap(1, from, to, waitedNanos, JOB, STREAM), arrivalNanos));
         return this;
     }
 
     @Override
-    public ChunkGap takeGap() {
+    public StreamGap takeGap() {
         return arrivedGaps.poll();
     }
 
