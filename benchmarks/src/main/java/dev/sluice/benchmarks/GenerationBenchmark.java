@@ -1,12 +1,12 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.client.job.BufferModel;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.ChunkTopics;
 import dev.sluice.printing.EmbeddedSluice;
 import dev.sluice.printing.PrintJob;
 import dev.sluice.printing.RipJobs;

@@ -104,8 +104,8 @@ final class SourceWindow {
     }
 
     /**
-     * Threads that fetch records: Flink's split fetchers, Sluice's push hubs, Kafka consumers' own
-     * threads (not the enumerators' admin clients).
+     * Threads that fetch records: Flink's split fetchers, Sluice's shared records subscriptions,
+     * Kafka consumers' own threads (not the enumerators' admin clients).
      */
     private static int sourceThreads() {
         return (int)

@@ -1,6 +1,6 @@
 package dev.sluice.benchmarks;
 
-import dev.sluice.client.stream.StreamReaderStats;
+import dev.sluice.client.read.StreamReaderStats;
 import java.util.Locale;
 
 /**

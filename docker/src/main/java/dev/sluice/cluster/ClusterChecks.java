@@ -1,14 +1,14 @@
 package dev.sluice.cluster;
 
 import dev.sluice.client.job.BufferModel;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.DeliveryProgress;
-import dev.sluice.client.stream.DeliveryProgressCodec;
+import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgressCodec;
 import dev.sluice.printing.Channel;
 import dev.sluice.printing.PrintJob;
 import dev.sluice.printing.PrintingDemo;

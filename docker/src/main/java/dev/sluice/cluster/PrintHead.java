@@ -6,7 +6,7 @@ import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobCommandReader;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.printing.Channel;
 import dev.sluice.printing.ChannelReceiver;
 import dev.sluice.printing.SequentialRip;

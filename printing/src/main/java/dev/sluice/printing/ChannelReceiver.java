@@ -1,9 +1,9 @@
 package dev.sluice.printing;
 
-import dev.sluice.client.stream.StreamChunk;
-import dev.sluice.client.stream.StreamReader;
-import dev.sluice.client.stream.StreamReaderStats;
-import dev.sluice.client.stream.StreamSilentException;
+import dev.sluice.client.read.StreamChunk;
+import dev.sluice.client.read.StreamReader;
+import dev.sluice.client.read.StreamReaderStats;
+import dev.sluice.client.read.StreamSilentException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

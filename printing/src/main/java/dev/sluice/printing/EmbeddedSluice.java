@@ -1,12 +1,12 @@
 package dev.sluice.printing;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.DeliveryProgress;
-import dev.sluice.client.stream.StreamReader;
-import dev.sluice.client.stream.StreamReaderBuilder;
+import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.read.StreamReader;
+import dev.sluice.client.read.StreamReaderBuilder;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.Directories;
 import dev.sluice.embedded.KafkaBroker;

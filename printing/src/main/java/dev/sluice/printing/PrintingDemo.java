@@ -3,7 +3,7 @@ package dev.sluice.printing;
 import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamReader;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,5 @@
 package dev.sluice.client.brokerd;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.protocol.ControlCodec;
 import dev.sluice.client.protocol.ControlMessage;
 import dev.sluice.client.protocol.ErrorMessage;
@@ -32,7 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * blocks reading frames; another sends heartbeats; neither spins. Both end when the connection
  * closes, and {@link #close()} returns once they have (docs/architecture.md, "Threads").
  */
-@Internal
 final class ControlConnection implements AutoCloseable {
     private final SocketChannel channel;
     private final long timeoutNanos;

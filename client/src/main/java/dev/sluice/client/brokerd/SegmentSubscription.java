@@ -1,6 +1,5 @@
 package dev.sluice.client.brokerd;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.protocol.Close;
 import dev.sluice.client.protocol.ControlMessage;
 import dev.sluice.client.protocol.ErrorCode;
@@ -42,7 +41,6 @@ import org.apache.arrow.memory.RootAllocator;
  * SubscriptionRequest#maxOpenBatches()} batches may be open at once, each with vectors of its own;
  * a closed batch's vectors are reused by a later one.
  */
-@Internal
 abstract class SegmentSubscription<B extends SegmentBatch> implements AutoCloseable {
     private final BrokerdClient client;
     private final SubscriptionRequest request;

@@ -8,6 +8,7 @@
  * dev.sluice.client.job.JobCli} does the same from a shell. The scheduler's side reads commands
  * with a {@link dev.sluice.client.job.JobCommandReader} and answers with a {@link
  * dev.sluice.client.job.StatusPublisher}. The wire formats are in {@code docs/formats.md}, "Job
- * commands and statuses".
+ * commands and statuses". A job's chunks travel on the topic of their output location, which {@link
+ * dev.sluice.client.job.ChunkTopics} names (docs/formats.md, "Chunk topics").
  */
 package dev.sluice.client.job;

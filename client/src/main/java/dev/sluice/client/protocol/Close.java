@@ -1,12 +1,12 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 
 /**
  * CLOSE: end one subscription or producer (its id), or with {@link #ALL} every subscription and
  * producer of the connection.
  */
-@PublicEvolving
+@Internal
 public record Close(long subscriptionId) implements ControlMessage {
     public static final long ALL = 0;
 

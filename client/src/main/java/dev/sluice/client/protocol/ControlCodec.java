@@ -1,7 +1,7 @@
 package dev.sluice.client.protocol;
 
 import dev.sluice.client.Limits;
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.segment.ObjectKind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,9 +16,11 @@ import java.util.function.ToIntFunction;
  * Control frames to bytes and back, as {@code docs/formats.md} "Control protocol" gives them and
  * byte for byte as the C++ codec writes them. Decoding applies every check of the spec and throws a
  * {@link ProtocolException} naming the first field that breaks one; encoding applies the same
- * checks, so nothing leaves that the daemon would refuse.
+ * checks, so nothing leaves that the daemon would refuse, and throws an {@link
+ * InvalidMessageException} (an {@code IllegalArgumentException}): there the message is the
+ * caller's.
  */
-@PublicEvolving
+@Internal
 public final class ControlCodec {
     /** The newest version this side speaks, which it sends (spec "Versions"). */
     public static final int VERSION = 4;
@@ -63,8 +65,21 @@ public final class ControlCodec {
 
     private ControlCodec() {}
 
-    /** One whole frame, length prefix included. */
-    public static byte[] encode(Frame frame) throws ProtocolException {
+    /**
+     * One whole frame, length prefix included.
+     *
+     * @throws InvalidMessageException when the frame breaks a rule of the format: the caller's
+     *     message, refused before it is sent
+     */
+    public static byte[] encode(Frame frame) {
+        try {
+            return encodeChecked(frame);
+        } catch (ProtocolException refusal) {
+            throw new InvalidMessageException(refusal);
+        }
+    }
+
+    private static byte[] encodeChecked(Frame frame) throws ProtocolException {
         checkVersion(frame.version());
         WireWriter out = new WireWriter();
         out.i32(0); // frame_length, known at the end

@@ -1,9 +1,9 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 
 /** The body of a control frame: one of the protocol's nine messages. */
-@PublicEvolving
+@Internal
 public sealed interface ControlMessage
         permits Subscribe,
                 Subscribed,

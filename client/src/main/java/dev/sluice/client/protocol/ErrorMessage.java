@@ -1,13 +1,13 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.util.Objects;
 
 /**
  * ERROR from the daemon: about {@code subscriptionId} (0: the connection, or a SUBSCRIBE that
  * failed), with the protocol versions the daemon speaks and a message for people.
  */
-@PublicEvolving
+@Internal
 public record ErrorMessage(
         long subscriptionId, ErrorCode code, int minVersion, int maxVersion, String message)
         implements ControlMessage {

@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.util.Objects;
 
 /**
@@ -8,7 +8,7 @@ import java.util.Objects;
  * nothing), the message, and the protocol version it is in ({@link ControlCodec#VERSION}, the
  * newest, unless given).
  */
-@PublicEvolving
+@Internal
 public record Frame(long requestId, ControlMessage message, int version) {
     public Frame {
         Objects.requireNonNull(message, "message");

@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,7 +10,7 @@ import java.nio.channels.ReadableByteChannel;
  * Reads control frames off a blocking channel (the daemon's Unix socket), whatever sizes its reads
  * come in. A frame whose declared length is out of bounds is refused before its body is read.
  */
-@PublicEvolving
+@Internal
 public final class FrameReader {
     private final ReadableByteChannel channel;
 

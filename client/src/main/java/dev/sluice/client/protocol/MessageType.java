@@ -1,12 +1,12 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 
 /**
  * A frame's {@code type}, with the first protocol version whose frames may carry it ({@code
  * docs/formats.md}, "Versions"). The types are numbered in the order the versions added them.
  */
-@PublicEvolving
+@Internal
 public enum MessageType {
     SUBSCRIBE(1, 1),
     SUBSCRIBED(2, 1),

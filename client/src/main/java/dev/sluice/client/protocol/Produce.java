@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.util.Objects;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Objects;
  * (the chunk topic {@code sluice.chunks.<outputLocation>}). Answered by {@link Producing} or ERROR
  * with its request id ({@code docs/formats.md}, "PRODUCE").
  */
-@PublicEvolving
+@Internal
 public record Produce(String topic, String segmentPath) implements ControlMessage {
     public Produce {
         Objects.requireNonNull(topic, "topic");

@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 
 /**
  * PRODUCING (version 4 on, sent by the daemon): the answer to a {@link Produce}. The daemon has
@@ -8,7 +8,7 @@ import dev.sluice.client.annotation.PublicEvolving;
  * producerId} (unsigned, ≥ 1, from the counter of the subscription ids) ends it, after the daemon
  * took the objects already published.
  */
-@PublicEvolving
+@Internal
 public record Producing(long producerId) implements ControlMessage {
     @Override
     public MessageType type() {

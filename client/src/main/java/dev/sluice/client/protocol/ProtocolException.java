@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.io.IOException;
 
 /**
@@ -8,7 +8,7 @@ import java.io.IOException;
  * field named as {@code docs/formats.md} spells it (a partition entry as {@code
  * partitions[2].start}), the same form the C++ codec uses.
  */
-@PublicEvolving
+@Internal
 public class ProtocolException extends IOException {
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import java.util.List;
 import java.util.Objects;
 
@@ -14,7 +14,7 @@ import java.util.Objects;
  * the daemon's default; {@code streams} (CHUNK_STREAMS only) resume streams past the chunks the
  * reader has.
  */
-@PublicEvolving
+@Internal
 public record Subscribe(
         int slotCount,
         boolean localLeaders,

@@ -1,6 +1,6 @@
 package dev.sluice.client.protocol;
 
-import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.segment.ObjectKind;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -14,7 +14,7 @@ import java.util.Objects;
  * the partitions it reads. {@code segmentDir} is empty in protocol version 1, which does not carry
  * it.
  */
-@PublicEvolving
+@Internal
 public record Subscribed(
         long subscriptionId,
         ObjectKind objectKind,

@@ -1,6 +1,5 @@
 package dev.sluice.client.segment;
 
-import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.thread.SluiceThreads;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -17,7 +16,6 @@ import java.util.concurrent.TimeUnit;
  * user-code class loader of the job that loaded this class alive after the job was cancelled, one
  * more class loader for every submission.
  */
-@Internal
 final class Heartbeat implements AutoCloseable {
     /** How long the last close waits for the shared thread to end. */
     private static final Duration END_WAIT = Duration.ofSeconds(1);

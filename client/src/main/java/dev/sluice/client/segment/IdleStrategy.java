@@ -1,6 +1,5 @@
 package dev.sluice.client.segment;
 
-import dev.sluice.client.annotation.Internal;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -19,7 +18,6 @@ import java.util.function.IntConsumer;
  * (sequentially consistent), look at the shared state once more, and only then wait on the
  * doorbell, or, without one, sleep with exponential backoff up to 1 ms.
  */
-@Internal
 final class IdleStrategy {
     /** Something a parked side can wait on until the other side rings it. */
     interface Bell {

@@ -2,7 +2,6 @@ package dev.sluice.client.segment;
 
 import static dev.sluice.client.segment.SegmentLayout.*;
 
-import dev.sluice.client.annotation.Internal;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -22,7 +21,6 @@ import java.nio.file.StandardOpenOption;
  * the memory order the spec's cycle asks for; the {@code *Volatile} pairs are the sequentially
  * consistent store-then-load of the waiter protocol.
  */
-@Internal
 final class MappedSegment {
     private static final VarHandle LONGS =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);

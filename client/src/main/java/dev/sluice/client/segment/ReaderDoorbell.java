@@ -1,6 +1,5 @@
 package dev.sluice.client.segment;
 
-import dev.sluice.client.annotation.Internal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -17,7 +16,6 @@ import java.util.concurrent.TimeUnit;
  * then carries single "look again" bytes both ways. Once the connection breaks the reader goes on
  * without it (sleeping with backoff), as the spec allows.
  */
-@Internal
 final class ReaderDoorbell implements IdleStrategy.Bell, Closeable {
     private static final long CONNECT_TIMEOUT_MILLIS = 1000;
 

@@ -1,7 +1,6 @@
 package dev.sluice.client.segment;
 
 import dev.sluice.client.Limits;
-import dev.sluice.client.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +12,6 @@ import java.util.Arrays;
  * section "Segment", plus the derived sizes and the header validation. Offsets are relative to the
  * region named by the prefix: {@code H_} header, {@code L_} lane, {@code D_} slot descriptor.
  */
-@Internal
 final class SegmentLayout {
     private SegmentLayout() {}
 

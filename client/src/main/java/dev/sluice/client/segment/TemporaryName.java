@@ -1,6 +1,5 @@
 package dev.sluice.client.segment;
 
-import dev.sluice.client.annotation.Internal;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -10,7 +9,6 @@ import java.util.HexFormat;
  * layout"). The folder is shared with every local user ({@code /dev/shm}): a temporary name anyone
  * can predict, as {@code NAME.tmp-PID} was, can be created first and make the writer fail.
  */
-@Internal
 final class TemporaryName {
     private static final SecureRandom RANDOM = new SecureRandom();
 

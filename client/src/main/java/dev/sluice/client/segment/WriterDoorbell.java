@@ -1,6 +1,5 @@
 package dev.sluice.client.segment;
 
-import dev.sluice.client.annotation.Internal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -33,7 +32,6 @@ import jdk.net.UnixDomainPrincipal;
  * user owning the socket file, which is this process's user, may ring. The 0600 mode of the socket
  * file already keeps others from connecting; the check is the spec's second fence.
  */
-@Internal
 final class WriterDoorbell implements IdleStrategy.Bell, Closeable {
     private static final ByteBuffer ONE = ByteBuffer.allocateDirect(1);
 

@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * fetches and copies into shared memory once what would otherwise be fetched once per reader. The
  * stream reader's chunks (docs/stream-reader.md, "One subscription per job and topic in a process")
  * and the Flink source's PUSH records (docs/flink-source.md, "One subscription per TaskManager,
- * shared") are its two users; each subclass brings the subscription it polls and the routing
- * function that hands a batch's rows to its holders.
+ * shared") are its two users, each named after what it shares: {@code SharedChunkSubscription}
+ * (package {@code dev.sluice.client.read}) and {@code SharedRecordsSubscription} (the Flink
+ * connector's {@code source.reader.push}); each subclass brings the subscription it polls and the
+ * routing function that hands a batch's rows to its holders.
  *
  * <p><b>Registry.</b> One subscription per key per process: the first holder of a key opens it,
  * later ones join it, and it leaves the registry when its last holder leaves or when it fails (a

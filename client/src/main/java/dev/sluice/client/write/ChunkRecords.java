@@ -2,7 +2,7 @@ package dev.sluice.client.write;
 
 import dev.sluice.client.Limits;
 import dev.sluice.client.annotation.Internal;
-import dev.sluice.client.stream.ChunkTopics;
+import dev.sluice.client.job.ChunkTopics;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.kafka.clients.producer.ProducerRecord;

@@ -1,8 +1,8 @@
 package dev.sluice.client.write;
 
 import dev.sluice.client.annotation.Internal;
-import dev.sluice.client.stream.DeliveryProgress;
-import dev.sluice.client.stream.StreamDeliveryState;
+import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.progress.StreamDeliveryState;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -257,7 +257,8 @@ class ControlCodecTest {
             Frame older = new Frame(1, uncommitted, version);
             assertThatThrownBy(() -> ControlCodec.encode(older))
                     .isInstanceOfSatisfying(
-                            ProtocolException.class, e -> assertThat(e.field()).isEqualTo("flags"));
+                            InvalidMessageException.class,
+                            e -> assertThat(e.field()).isEqualTo("flags"));
             le(bytes).putShort(4, (short) version);
             assertRefused(bytes, "flags");
         }
@@ -449,7 +450,10 @@ class ControlCodecTest {
                 version);
     }
 
-    /** What the decoder refuses the encoder refuses too, naming the same field. */
+    /**
+     * What the decoder refuses the encoder refuses too, naming the same field; as the caller's bad
+     * argument, an {@code IllegalArgumentException}, where a peer's bad frame is an IOException.
+     */
     @Test
     void theEncoderRefusesEveryValueTheSpecForbids() {
         List<Map.Entry<Frame, String>> cases = new ArrayList<>();
@@ -568,9 +572,13 @@ class ControlCodecTest {
         for (Map.Entry<Frame, String> c : cases) {
             assertThatThrownBy(() -> ControlCodec.encode(c.getKey()))
                     .as("%s", c.getKey())
+                    .isInstanceOf(IllegalArgumentException.class)
                     .isInstanceOfSatisfying(
-                            ProtocolException.class,
-                            e -> assertThat(e.field()).as(e.getMessage()).isEqualTo(c.getValue()));
+                            InvalidMessageException.class,
+                            e -> {
+                                assertThat(e.field()).as(e.getMessage()).isEqualTo(c.getValue());
+                                assertThat(e.getMessage()).startsWith(c.getValue() + " = ");
+                            });
         }
     }
 

@@ -3,7 +3,7 @@ package dev.sluice.client.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import org.junit.jupiter.api.Test;
 
 class InFlightAccountingTest {

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.brokerd.BrokerdClient;
-import dev.sluice.client.stream.StreamChunk;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamChunk;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;

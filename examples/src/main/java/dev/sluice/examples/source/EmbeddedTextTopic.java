@@ -33,7 +33,10 @@ public final class EmbeddedTextTopic implements AutoCloseable {
     public static final String TOPIC = "text";
     public static final int PARTITIONS = 4;
 
-    /** Two subtasks per operator: a PUSH hub serving more than one reader, on two cores. */
+    /**
+     * Two subtasks per operator: a shared records subscription serving more than one reader, on two
+     * cores.
+     */
     public static final int PARALLELISM = 2;
 
     private final Path work;

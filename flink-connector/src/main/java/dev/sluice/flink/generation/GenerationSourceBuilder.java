@@ -2,7 +2,7 @@ package dev.sluice.flink.generation;
 
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.flink.generation.scheduler.GenerationEnumerator;
 import dev.sluice.flink.generation.scheduler.OnDemandPolicy;
 import java.time.Duration;

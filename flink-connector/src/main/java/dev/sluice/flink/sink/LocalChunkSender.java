@@ -4,13 +4,11 @@ import dev.sluice.client.brokerd.BrokerdClient;
 import dev.sluice.client.write.LocalChunkChannel;
 import java.io.IOException;
 import java.util.Set;
-import org.apache.flink.annotation.Internal;
 
 /**
  * What a {@link SluiceSinkWriter} needs of the local channel of one chunk topic: a {@link
  * LocalChunkChannel} in a job, one of the test's own where no daemon runs.
  */
-@Internal
 interface LocalChunkSender extends AutoCloseable {
 
     /** {@link LocalChunkChannel#send}: once it returns the chunk is in shared memory. */

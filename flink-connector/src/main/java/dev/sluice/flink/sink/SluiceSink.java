@@ -1,7 +1,7 @@
 package dev.sluice.flink.sink;
 
 import dev.sluice.client.brokerd.BrokerdClient;
-import dev.sluice.client.write.ProgressListener;
+import dev.sluice.client.progress.ProgressListener;
 import dev.sluice.flink.generation.Chunk;
 import java.io.IOException;
 import java.util.Properties;

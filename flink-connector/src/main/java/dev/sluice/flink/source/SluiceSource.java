@@ -4,7 +4,7 @@ import dev.sluice.flink.source.enumerator.AdminClusterMetadata;
 import dev.sluice.flink.source.enumerator.SluiceEnumerator;
 import dev.sluice.flink.source.enumerator.SluiceEnumeratorState;
 import dev.sluice.flink.source.enumerator.SluiceEnumeratorStateSerializer;
-import dev.sluice.flink.source.enumerator.Subscription;
+import dev.sluice.flink.source.enumerator.TopicSubscriber;
 import dev.sluice.flink.source.reader.ReaderSettings;
 import dev.sluice.flink.source.reader.SluiceSourceReader;
 import dev.sluice.flink.source.split.SluiceSplit;
@@ -51,7 +51,7 @@ public final class SluiceSource<T>
         implements Source<T, SluiceSplit, SluiceEnumeratorState>, ResultTypeQueryable<T> {
     private static final long serialVersionUID = 1L;
 
-    private final Subscription subscription;
+    private final TopicSubscriber topicSubscriber;
     private final SluiceOffsets startingOffsets;
     private final SluiceOffsets stoppingOffsets;
     private final boolean bounded;
@@ -60,14 +60,14 @@ public final class SluiceSource<T>
     private final SluiceDeserializationSchema<T> deserializer;
 
     SluiceSource(
-            Subscription subscription,
+            TopicSubscriber topicSubscriber,
             SluiceOffsets startingOffsets,
             SluiceOffsets stoppingOffsets,
             boolean bounded,
             long discoveryIntervalMs,
             ReaderSettings readerSettings,
             SluiceDeserializationSchema<T> deserializer) {
-        this.subscription = subscription;
+        this.topicSubscriber = topicSubscriber;
         this.startingOffsets = startingOffsets;
         this.stoppingOffsets = stoppingOffsets;
         this.bounded = bounded;
@@ -122,7 +122,7 @@ public final class SluiceSource<T>
             SplitEnumeratorContext<SluiceSplit> context, SluiceEnumeratorState state) {
         return new SluiceEnumerator(
                 context,
-                subscription,
+                topicSubscriber,
                 startingOffsets,
                 stoppingOffsets,
                 bounded,

@@ -1,7 +1,7 @@
 package dev.sluice.flink.source;
 
 import dev.sluice.client.Limits;
-import dev.sluice.flink.source.enumerator.Subscription;
+import dev.sluice.flink.source.enumerator.TopicSubscriber;
 import dev.sluice.flink.source.reader.ReaderSettings;
 import dev.sluice.flink.source.reader.push.PushSettings;
 import java.nio.file.Path;
@@ -59,7 +59,8 @@ public final class SluiceSourceBuilder<T> {
     private static final String READ_COMMITTED = "read_committed";
 
     private final Properties kafka = new Properties();
-    // Each subscription setter fills its own; build() checks that exactly one was called.
+    // Each topic-subscriber setter (topics, pattern, partitions) fills its own; build() checks that
+    // exactly one was called.
     private List<String> topics;
     private Pattern topicPattern;
     private Set<TopicPartition> partitions;
@@ -214,8 +215,8 @@ public final class SluiceSourceBuilder<T> {
         return this;
     }
 
-    /** The one subscription set, or what to call. */
-    private Subscription subscription() {
+    /** The one topic subscriber set, or what to call. */
+    private TopicSubscriber topicSubscriber() {
         List<String> set = new ArrayList<>();
         if (topics != null) {
             set.add("setTopics");
@@ -246,10 +247,10 @@ public final class SluiceSourceBuilder<T> {
                             "topic '" + topic + "': 1 to 249 characters of [A-Za-z0-9._-]");
                 }
             }
-            return new Subscription.Topics(topics);
+            return new TopicSubscriber.Topics(topics);
         }
         if (topicPattern != null) {
-            return new Subscription.TopicPattern(topicPattern);
+            return new TopicSubscriber.TopicPattern(topicPattern);
         }
         if (partitions.isEmpty()) {
             throw new IllegalStateException("setPartitions with no partition: name one or more");
@@ -260,7 +261,7 @@ public final class SluiceSourceBuilder<T> {
                         "setPartitions: " + partition + " is no partition (topic-number, ≥ 0)");
             }
         }
-        return new Subscription.Partitions(partitions);
+        return new TopicSubscriber.Partitions(partitions);
     }
 
     /**
@@ -268,10 +269,10 @@ public final class SluiceSourceBuilder<T> {
      * name), which would otherwise go unnoticed: those partitions start where the reset says.
      */
     private static void checkNamedPartitions(
-            String which, SluiceOffsets offsets, Subscription subscription) {
+            String which, SluiceOffsets offsets, TopicSubscriber topicSubscriber) {
         List<TopicPartition> foreign =
                 offsets.namedPartitions().stream()
-                        .filter(p -> !subscription.includes(p))
+                        .filter(p -> !topicSubscriber.includes(p))
                         .sorted(Comparator.comparing(TopicPartition::toString))
                         .toList();
         if (!foreign.isEmpty()) {
@@ -280,7 +281,7 @@ public final class SluiceSourceBuilder<T> {
                             + " offsets name "
                             + foreign
                             + ", which the source does not read ("
-                            + subscription
+                            + topicSubscriber
                             + "): name only partitions it reads");
         }
     }
@@ -315,7 +316,7 @@ public final class SluiceSourceBuilder<T> {
         if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
         }
-        Subscription subscription = subscription();
+        TopicSubscriber topicSubscriber = topicSubscriber();
         if (deserializer == null) {
             throw new IllegalStateException("no deserializer: call setDeserializer");
         }
@@ -329,9 +330,9 @@ public final class SluiceSourceBuilder<T> {
             throw new IllegalStateException(
                     "stopping at committed offsets needs a group id: call setGroupId");
         }
-        checkNamedPartitions("starting", startingOffsets, subscription);
+        checkNamedPartitions("starting", startingOffsets, topicSubscriber);
         if (stoppingOffsets != null) {
-            checkNamedPartitions("stopping", stoppingOffsets, subscription);
+            checkNamedPartitions("stopping", stoppingOffsets, topicSubscriber);
         }
         if (Boolean.TRUE.equals(commitOffsetsOnCheckpoint) && group.isEmpty()) {
             throw new IllegalStateException("committing offsets on checkpoints needs a group id");
@@ -392,9 +393,9 @@ public final class SluiceSourceBuilder<T> {
                         commitOffsetsOnCheckpoint == null || commitOffsetsOnCheckpoint,
                         sourceId,
                         clientIdPrefix,
-                        subscription);
+                        topicSubscriber);
         return new SluiceSource<>(
-                subscription,
+                topicSubscriber,
                 startingOffsets,
                 stoppingOffsets,
                 bounded,

@@ -9,7 +9,6 @@ import dev.sluice.flink.table.SluiceConnectorOptions.ValueFieldsStrategy;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.Projection;
@@ -23,7 +22,6 @@ import org.apache.flink.table.types.logical.RowType;
  * value.fields-include}, with the Kafka SQL connector's rules and messages (docs/flink-sql.md, Key
  * and value).
  */
-@Internal
 final class FormatProjections {
     private FormatProjections() {}
 

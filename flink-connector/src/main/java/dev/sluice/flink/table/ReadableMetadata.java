@@ -5,7 +5,6 @@ import dev.sluice.flink.source.SluiceRecord;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.StringData;
@@ -17,7 +16,6 @@ import org.apache.flink.table.types.DataType;
  * types. Its {@code leader-epoch} is not among them: neither the daemon's records nor a {@link
  * SluiceRecord} carry it (docs/flink-sql.md, Metadata columns).
  */
-@Internal
 enum ReadableMetadata {
     TOPIC("topic", DataTypes.STRING().notNull(), r -> StringData.fromString(r.topic())),
 

@@ -5,7 +5,6 @@ import dev.sluice.flink.source.SluiceRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.GenericRowData;
@@ -18,7 +17,6 @@ import org.apache.flink.util.Collector;
  * them together. A value the value format yields no row for (a tombstone, for most formats) yields
  * no row; a key format yielding several rows yields one row per key row.
  */
-@Internal
 final class RowDataDeserializer implements SluiceDeserializationSchema<RowData> {
     private static final long serialVersionUID = 1L;
 

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.apache.flink.annotation.Internal;
 
 /**
  * What a table's options ask of its {@link SluiceSource}, read by {@link SluiceTableOptions}: one
@@ -25,7 +24,6 @@ import org.apache.flink.annotation.Internal;
  *     set (on whenever there is a group)
  * @param stoppingOffsets where a bounded table ends; null for an unbounded one
  */
-@Internal
 record ScanSettings(
         List<String> topics,
         String topicPattern,

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -33,7 +32,6 @@ import org.apache.flink.table.types.DataType;
  * with metadata columns and watermarks generated in the source (per partition), as the Kafka SQL
  * connector's {@code KafkaDynamicSource} (docs/flink-sql.md).
  */
-@Internal
 final class SluiceDynamicSource
         implements ScanTableSource, SupportsReadingMetadata, SupportsWatermarkPushDown {
     private static final String TRANSFORMATION = "sluice";

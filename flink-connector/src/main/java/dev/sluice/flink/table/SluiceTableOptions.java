@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
@@ -38,7 +37,6 @@ import org.apache.kafka.common.TopicPartition;
  * source with a message naming the options to set, as the Kafka SQL connector's {@code
  * KafkaConnectorOptionsUtil} does (docs/flink-sql.md, Options).
  */
-@Internal
 final class SluiceTableOptions {
     /** The prefix of the Kafka client properties. */
     static final String PROPERTIES_PREFIX = "properties.";

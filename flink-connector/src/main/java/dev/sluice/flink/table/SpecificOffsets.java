@@ -4,14 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.ValidationException;
 
 /**
  * The offsets of {@code scan.startup.specific-offsets} and {@code scan.bounded.specific-offsets}:
  * {@code partition:0,offset:42;partition:1,offset:300}, the Kafka SQL connector's format.
  */
-@Internal
 final class SpecificOffsets {
     private static final Pattern PAIR = Pattern.compile("partition:(\\d+),offset:(\\d+)");
 

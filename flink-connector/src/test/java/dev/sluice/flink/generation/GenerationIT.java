@@ -3,14 +3,14 @@ package dev.sluice.flink.generation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
 import dev.sluice.embedded.junit.KafkaBrokerExtension;

@@ -3,6 +3,7 @@ package dev.sluice.flink.generation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
@@ -11,8 +12,7 @@ import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.client.write.LocalChunkChannel;
 import dev.sluice.embedded.BrokerdProcess;
 import dev.sluice.embedded.Directories;

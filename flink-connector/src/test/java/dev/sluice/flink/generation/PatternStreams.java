@@ -2,8 +2,8 @@ package dev.sluice.flink.generation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.client.stream.StreamChunk;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamChunk;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.embedded.junit.Await;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -8,15 +8,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.google.flatbuffers.FlatBufferBuilder;
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobClient;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.StreamChunk;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamChunk;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.client.thread.SluiceThreads;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;
@@ -81,15 +81,16 @@ import org.junit.jupiter.api.io.TempDir;
  * a GenerationSource → SluiceSink job, read by a StreamReader, run from a jar built here, as jobs
  * of a session cluster do: Flink loads Sluice and its dependencies child-first from the jar with
  * each job's user-code class loader. The registry of shared subscriptions, a static field of the
- * client's {@code SharedSubscription} that holds the push hubs and the stream readers' chunk
- * subscriptions alike, is therefore one per job on the TaskManager: the push job's hub is in the
- * push job's registry, and the subscription of the test's StreamReader, whose classes the test's
- * own loader loaded, in the test's. Each subscription's thread ends, and its entry leaves its
- * registry, with its last reader. Both jobs are cancelled mid-flight (the source's operator holding
- * batches of the push hub, the sink's writer held at its cap by a reader that stopped reading);
- * then no {@code sluice-*} thread is left, and every user-code class loader of the two jobs, on the
- * JobManager's side and the TaskManager's, can be collected, once the test has moved JDK 17's
- * caches of record methods off the jobs' classes (they hold one loader, whoever's: see {@link
+ * client's {@code SharedSubscription} that holds the shared records subscriptions and the stream
+ * readers' chunk subscriptions alike, is therefore one per job on the TaskManager: the push job's
+ * shared subscription is in the push job's registry, and the subscription of the test's
+ * StreamReader, whose classes the test's own loader loaded, in the test's. Each subscription's
+ * thread ends, and its entry leaves its registry, with its last reader. Both jobs are cancelled
+ * mid-flight (the source's operator holding batches of the shared records subscription, the sink's
+ * writer held at its cap by a reader that stopped reading); then no {@code sluice-*} thread is
+ * left, and every user-code class loader of the two jobs, on the JobManager's side and the
+ * TaskManager's, can be collected, once the test has moved JDK 17's caches of record methods off
+ * the jobs' classes (they hold one loader, whoever's: see {@link
  * #moveRecordMethodCachesOffTheJobs()}).
  */
 class NoThreadOutlivesItsJobIT {
@@ -233,8 +234,8 @@ class NoThreadOutlivesItsJobIT {
      * class only softly). So the loader of the record whose methods were made last in the JVM stays
      * reachable until another record's are: a heap dump of this test, run after the module's other
      * ITs, showed the push job's loader held only by {@code ObjectMethods.OBJECT_EQ} adapted to
-     * {@code PushHub.Key}. One loader at most, and not Sluice's doing: making the methods of a
-     * record of the test's own moves those caches off the jobs' classes.
+     * {@code SharedRecordsSubscription.Key}. One loader at most, and not Sluice's doing: making the
+     * methods of a record of the test's own moves those caches off the jobs' classes.
      */
     private static void moveRecordMethodCachesOffTheJobs() throws Throwable {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -262,7 +263,10 @@ class NoThreadOutlivesItsJobIT {
                 text);
     }
 
-    /** PUSH, two readers sharing the TaskManager's hub; the operator holds after some records. */
+    /**
+     * PUSH, two readers sharing the TaskManager's shared subscription; the operator holds after
+     * some records.
+     */
     private static JobGraph pushJob(List<Path> jars) {
         String topic = KAFKA.createTopic(2);
         Properties props = KAFKA.broker().clientProperties();

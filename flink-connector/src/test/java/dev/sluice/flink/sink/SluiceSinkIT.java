@@ -3,10 +3,10 @@ package dev.sluice.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.brokerd.BrokerdClient;
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.StreamChunk;
-import dev.sluice.client.stream.StreamReader;
+import dev.sluice.client.read.StreamChunk;
+import dev.sluice.client.read.StreamReader;
 import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.embedded.junit.Await;
 import dev.sluice.embedded.junit.BrokerdExtension;

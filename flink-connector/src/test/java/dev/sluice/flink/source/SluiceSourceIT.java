@@ -369,8 +369,9 @@ class SluiceSourceIT {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         for (ReadMode mode : new ReadMode[] {ReadMode.PUSH, ReadMode.PULL}) {
-            // The daemon pushes past the stop until the hub resubscribes without the partition:
-            // small objects put rows of a split that has finished in batches already on their way.
+            // The daemon pushes past the stop until the shared subscription resubscribes without
+            // the partition: small objects put rows of a split that has finished in batches already
+            // on their way.
             assertThat(
                             collectAll(
                                     env,

@@ -3,7 +3,7 @@ package dev.sluice.flink.generation.scheduler;
 import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,13 +1,13 @@
 package dev.sluice.flink.generation.scheduler;
 
+import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.ChunkTopics;
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.SchedulingPolicy;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;

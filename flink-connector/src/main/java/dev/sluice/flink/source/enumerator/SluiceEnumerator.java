@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Discovers the subscription's partitions, makes one split per partition with resolved offsets, and
- * places each on a reader on a host whose broker holds it, its leader's or an in-sync follower's in
- * a rack, when there is one ({@link SplitPlacement}), which is where that reader finds a {@code
- * sluice-brokerd} serving the partition from local memory.
+ * Discovers the topic subscriber's partitions, makes one split per partition with resolved offsets,
+ * and places each on a reader on a host whose broker holds it, its leader's or an in-sync
+ * follower's in a rack, when there is one ({@link SplitPlacement}), which is where that reader
+ * finds a {@code sluice-brokerd} serving the partition from local memory.
  *
  * <p>Splits are placed once every reader has registered, so that every host's readers are known. An
  * unbounded source discovers new partitions every {@code discoveryIntervalMs} (0: once), also when
@@ -35,7 +35,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
     private static final Logger LOG = LoggerFactory.getLogger(SluiceEnumerator.class);
 
     private final SplitEnumeratorContext<SluiceSplit> context;
-    private final Subscription subscription;
+    private final TopicSubscriber topicSubscriber;
     private final SluiceOffsets starting;
     private final SluiceOffsets stopping;
     private final boolean bounded;
@@ -56,7 +56,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
      */
     public SluiceEnumerator(
             SplitEnumeratorContext<SluiceSplit> context,
-            Subscription subscription,
+            TopicSubscriber topicSubscriber,
             SluiceOffsets starting,
             SluiceOffsets stopping,
             boolean bounded,
@@ -67,7 +67,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
         if (bounded && stopping == null) {
             throw new IllegalArgumentException("a bounded source needs stopping offsets");
         }
-        this.subscription = subscription;
+        this.topicSubscriber = topicSubscriber;
         this.starting = starting;
         this.stopping = stopping;
         this.bounded = bounded;
@@ -96,13 +96,13 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
 
     /** On a worker thread: the splits of partitions not seen before. */
     private List<SluiceSplit> discover() {
-        List<PartitionLeader> all = subscription.partitions(metadata);
+        List<PartitionLeader> all = topicSubscriber.partitions(metadata);
         if (all.isEmpty()
-                && subscription instanceof Subscription.TopicPattern
+                && topicSubscriber instanceof TopicSubscriber.TopicPattern
                 && !discoversPeriodically()) {
             // Nothing would ever match later: the source would read nothing, silently.
             throw new IllegalStateException(
-                    subscription
+                    topicSubscriber
                             + " matches no topic, and partition discovery is off ("
                             + (bounded
                                     ? "a bounded source discovers once"
@@ -135,7 +135,7 @@ public final class SluiceEnumerator implements SplitEnumerator<SluiceSplit, Slui
     private void discovered(List<SluiceSplit> splits, Throwable error) {
         if (error != null) {
             throw new FlinkRuntimeException(
-                    "discovering the partitions of " + subscription + ": " + error.getMessage(),
+                    "discovering the partitions of " + topicSubscriber + ": " + error.getMessage(),
                     error);
         }
         for (SluiceSplit split : splits) {

@@ -2,7 +2,7 @@ package dev.sluice.flink.source.reader;
 
 import dev.sluice.flink.source.enumerator.AdminClusterMetadata;
 import dev.sluice.flink.source.enumerator.ClusterMetadata;
-import dev.sluice.flink.source.enumerator.Subscription;
+import dev.sluice.flink.source.enumerator.TopicSubscriber;
 import java.util.Comparator;
 
 /**
@@ -16,15 +16,15 @@ final class ProbeTopic {
     private ProbeTopic() {}
 
     static String of(ReaderSettings settings, int subtask) {
-        Subscription subscription = settings.subscription();
-        if (subscription.knownTopic().isPresent()) {
-            return subscription.knownTopic().get();
+        TopicSubscriber topicSubscriber = settings.topicSubscriber();
+        if (topicSubscriber.knownTopic().isPresent()) {
+            return topicSubscriber.knownTopic().get();
         }
-        Subscription.TopicPattern pattern = (Subscription.TopicPattern) subscription;
+        TopicSubscriber.TopicPattern pattern = (TopicSubscriber.TopicPattern) topicSubscriber;
         try (ClusterMetadata cluster =
                 new AdminClusterMetadata(
                         settings.kafkaProperties(settings.clientId(subtask, "probe")), "")) {
-            return subscription.partitions(cluster).stream()
+            return topicSubscriber.partitions(cluster).stream()
                     .map(p -> p.partition().topic())
                     .min(Comparator.naturalOrder())
                     .orElse(pattern.pattern().pattern());

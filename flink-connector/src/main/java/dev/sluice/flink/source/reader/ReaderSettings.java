@@ -1,7 +1,7 @@
 package dev.sluice.flink.source.reader;
 
 import dev.sluice.flink.source.ReadMode;
-import dev.sluice.flink.source.enumerator.Subscription;
+import dev.sluice.flink.source.enumerator.TopicSubscriber;
 import dev.sluice.flink.source.reader.push.PushSettings;
 import java.io.Serializable;
 import java.util.HashMap;
@@ -18,8 +18,8 @@ import org.apache.kafka.clients.CommonClientConfigs;
  * @param groupId the consumer group offsets are committed to; empty for none
  * @param clientIdPrefix what the {@code client.id} of each Kafka client of the source starts with
  *     ({@link #clientId})
- * @param subscription what the source reads: a reader subscribes to one of its topics for a moment
- *     to check what PUSH needs
+ * @param topicSubscriber what the source reads: a reader subscribes to one of its topics for a
+ *     moment to check what PUSH needs
  */
 @Internal
 public record ReaderSettings(
@@ -30,7 +30,7 @@ public record ReaderSettings(
         boolean commitOffsetsOnCheckpoint,
         String sourceId,
         String clientIdPrefix,
-        Subscription subscription)
+        TopicSubscriber topicSubscriber)
         implements Serializable {
 
     /**

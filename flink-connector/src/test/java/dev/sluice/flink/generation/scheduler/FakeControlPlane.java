@@ -4,7 +4,7 @@ import dev.sluice.client.job.JobCommand;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -7,7 +7,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.Transport;
-import dev.sluice.client.stream.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.flink.generation.TestJobs;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
 import java.time.Duration;

@@ -10,8 +10,8 @@ import org.apache.flink.util.Collector;
 
 /**
  * Counts the source job's records, then holds the task (and so the batches its reader holds) on the
- * test's gate: the job is cancelled with shares of the push hub's batches out. Deserialized on the
- * JobManager (the source's enumerator) and on the TaskManager (its readers).
+ * test's gate: the job is cancelled with shares of the shared records subscription's batches out.
+ * Deserialized on the JobManager (the source's enumerator) and on the TaskManager (its readers).
  */
 public final class CountingSchema implements SluiceDeserializationSchema<Long> {
     private static final long serialVersionUID = 1L;

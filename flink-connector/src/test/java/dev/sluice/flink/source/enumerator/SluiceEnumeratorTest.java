@@ -103,7 +103,7 @@ class SluiceEnumeratorTest {
             SluiceEnumeratorState state) {
         return new SluiceEnumerator(
                 context,
-                new Subscription.Topics(List.of(TOPIC)),
+                new TopicSubscriber.Topics(List.of(TOPIC)),
                 SluiceOffsets.earliest(),
                 stopping,
                 stopping != null,
@@ -115,13 +115,13 @@ class SluiceEnumeratorTest {
     private static SluiceEnumerator unbounded(
             TestingSplitEnumeratorContext<SluiceSplit> context,
             FixedCluster cluster,
-            Subscription subscription,
+            TopicSubscriber topicSubscriber,
             SluiceOffsets starting,
             SluiceOffsets stopping,
             long discoveryIntervalMs) {
         return new SluiceEnumerator(
                 context,
-                subscription,
+                topicSubscriber,
                 starting,
                 stopping,
                 false,
@@ -146,7 +146,7 @@ class SluiceEnumeratorTest {
                 unbounded(
                         context,
                         cluster,
-                        new Subscription.TopicPattern(Pattern.compile("logs-.*")),
+                        new TopicSubscriber.TopicPattern(Pattern.compile("logs-.*")),
                         SluiceOffsets.earliest(),
                         null,
                         1000)) {
@@ -172,7 +172,7 @@ class SluiceEnumeratorTest {
                 unbounded(
                         context,
                         cluster,
-                        new Subscription.TopicPattern(Pattern.compile("logs-.*")),
+                        new TopicSubscriber.TopicPattern(Pattern.compile("logs-.*")),
                         SluiceOffsets.earliest(),
                         null,
                         0)) {
@@ -193,7 +193,7 @@ class SluiceEnumeratorTest {
                 unbounded(
                         context,
                         cluster,
-                        new Subscription.Partitions(
+                        new TopicSubscriber.Partitions(
                                 Set.of(new TopicPartition(TOPIC, 0), new TopicPartition(TOPIC, 2))),
                         SluiceOffsets.earliest(),
                         null,
@@ -208,7 +208,7 @@ class SluiceEnumeratorTest {
                 unbounded(
                         context,
                         cluster,
-                        new Subscription.Partitions(
+                        new TopicSubscriber.Partitions(
                                 Set.of(
                                         new TopicPartition(TOPIC, 7),
                                         new TopicPartition("nope", 0))),
@@ -230,7 +230,7 @@ class SluiceEnumeratorTest {
                 unbounded(
                         context,
                         cluster,
-                        new Subscription.Topics(List.of(TOPIC)),
+                        new TopicSubscriber.Topics(List.of(TOPIC)),
                         SluiceOffsets.timestamp(200),
                         SluiceOffsets.timestamp(500),
                         1000)) {

@@ -7,9 +7,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.annotation.Internal;
 
 /**
- * A source reader's end of the push path: where the hubs of its topics deliver its shares. It
- * outlives the split readers, which Flink closes and makes anew as splits come and go, and leaves
- * the hubs when the source reader closes.
+ * A source reader's end of the push path: where the shared subscriptions of its topics deliver its
+ * shares. It outlives the split readers, which Flink closes and makes anew as splits come and go,
+ * and leaves the shared subscriptions when the source reader closes.
  */
 @Internal
 public final class PushInbox {
@@ -25,11 +25,15 @@ public final class PushInbox {
         this.sourceId = sourceId;
     }
 
-    /** This reader's member of {@code topic}'s hub, joining it the first time. */
+    /** This reader's member of {@code topic}'s shared subscription, joining it the first time. */
     synchronized PushMember member(String topic) {
         return members.computeIfAbsent(
                 topic,
-                t -> PushHub.join(new PushHub.Key(settings.socket(), t, sourceId), settings, this));
+                t ->
+                        SharedRecordsSubscription.join(
+                                new SharedRecordsSubscription.Key(settings.socket(), t, sourceId),
+                                settings,
+                                this));
     }
 
     void deliver(Object item) {
@@ -43,7 +47,7 @@ public final class PushInbox {
     /**
      * The next share, or null after {@code timeoutMs} or a wake-up.
      *
-     * @throws PushFailedException when a hub's subscription failed
+     * @throws PushFailedException when a shared subscription failed
      */
     PushedRecords next(long timeoutMs) throws InterruptedException {
         Object item = queue.poll(timeoutMs, TimeUnit.MILLISECONDS);
@@ -59,9 +63,9 @@ public final class PushInbox {
         return members.values().stream().mapToInt(PushMember::heldCount).sum();
     }
 
-    /** Leaves every hub; the shares still held count as recycled. */
+    /** Leaves every shared subscription; the shares still held count as recycled. */
     public synchronized void close() {
-        members.values().forEach(PushHub::leave);
+        members.values().forEach(SharedRecordsSubscription::leave);
         members.clear();
         queue.clear();
     }

@@ -18,7 +18,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.kafka.common.TopicPartition;
 
-/** PUSH: takes the reader's shares of the batches its TaskManager's hubs poll. */
+/** PUSH: takes the reader's shares of the batches its TaskManager's shared subscriptions poll. */
 @Internal
 public final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSplit> {
     private static final long WAIT_MS = 100;
@@ -43,9 +43,10 @@ public final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSp
     private final PushInbox inbox;
     private final StoppingOffsetProbe probe;
     private final Map<TopicPartition, Bounded> bounded = new HashMap<>();
-    // Partitions whose split ended at its stopping offset. The hub goes on routing their rows
-    // until it has resubscribed without them, and batches already on their way hold some: rows of
-    // a finished split must not reach Flink, which fails on records of a split it does not know.
+    // Partitions whose split ended at its stopping offset. The shared subscription goes on routing
+    // their rows until it has resubscribed without them, and batches already on their way hold
+    // some: rows of a finished split must not reach Flink, which fails on records of a split it
+    // does not know.
     private final Set<TopicPartition> stopped = new HashSet<>();
     private Set<String> exhausted = new HashSet<>();
     private long probedAt = System.nanoTime() - PROBE_INTERVAL_NANOS;
@@ -134,12 +135,15 @@ public final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSp
         }
     }
 
-    /** The split reached its stop: the hub stops routing its rows, and those on their way drop. */
+    /**
+     * The split reached its stop: the shared subscription stops routing its rows, and those on
+     * their way drop.
+     */
     private void stop(TopicPartition partition) {
         bounded.remove(partition);
         stopped.add(partition);
         PushMember member = inbox.member(partition.topic());
-        member.hub.unassign(member, partition.partition());
+        member.subscription.unassign(member, partition.partition());
         if (bounded.isEmpty()) {
             probe.close();
         }
@@ -161,7 +165,7 @@ public final class PushSplitReader implements SplitReader<SluiceRecord, SluiceSp
                             partition, new Bounded(split.startingOffset(), split.stoppingOffset()));
                 }
                 PushMember member = inbox.member(partition.topic());
-                member.hub.assign(member, partition.partition(), split.startingOffset());
+                member.subscription.assign(member, partition.partition(), split.startingOffset());
             }
         }
     }

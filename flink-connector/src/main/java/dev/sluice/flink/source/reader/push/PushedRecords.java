@@ -131,6 +131,6 @@ final class PushedRecords implements RecordsWithSplitIds<SluiceRecord> {
 
     @Override
     public void recycle() {
-        member.hub.recycle(this);
+        member.subscription.recycle(this);
     }
 }
