@@ -1,9 +1,11 @@
 """The delivery progress record of docs/formats.md, "Delivery progress"."""
 
+import re
+
 import pytest
 
-from sluice.progress import (DeliveryProgress, ProgressFormatError, ProgressReporter, decode,
-                             encode)
+from sluice.progress import (DEFAULT_TOPIC, DeliveryProgress, ProgressFormatError,
+                             ProgressReporter, decode, encode)
 
 # docs/formats.md's example: reader 1 of 2 of job-1/cyan, done up to seq 41 with 43008 bytes.
 EXAMPLE = bytes.fromhex("0100 0000 0100 0200 2900000000000000 00a8000000000000"
@@ -12,6 +14,14 @@ EXAMPLE = bytes.fromhex("0100 0000 0100 0200 2900000000000000 00a8000000000000"
 
 # docs/formats.md's version-2 example: the same reader, its daemon subscription renewed.
 RESUBSCRIBED_EXAMPLE = bytes.fromhex("0200 0200") + EXAMPLE[4:]
+
+
+def test_the_default_topic_is_the_java_readers(root):
+    # A Python reader and a Java sink or scheduler left at their defaults must meet on one topic
+    # (docs/formats.md, "Upgrading from sluice.progress"); found by name, wherever its package is.
+    [java] = root.glob("client/src/main/java/**/DeliveryProgress.java")
+    assert re.findall(r'DEFAULT_TOPIC = "([^"]+)"', java.read_text("utf-8")) == [DEFAULT_TOPIC]
+    assert DEFAULT_TOPIC == "sluice-progress"
 
 
 def test_the_documented_example_round_trips():

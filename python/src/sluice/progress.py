@@ -25,7 +25,8 @@ VERSION_1 = 1
 VERSION = 2  # version 1 plus the flag RESUBSCRIBED
 END_OF_STREAM = 1
 RESUBSCRIBED = 2
-DEFAULT_TOPIC = "sluice.progress"
+# The Java reader's too; sluice.progress before (docs/formats.md, "Upgrading from sluice.progress").
+DEFAULT_TOPIC = "sluice-progress"
 HEARTBEAT_S = 1.0
 TASK_SPACING_S = 0.005  # the least time between two records that each tell of a delivered task
 _LOG = logging.getLogger(__name__)

@@ -40,8 +40,11 @@ public record DeliveryProgress(
         boolean endOfStream,
         boolean resubscribed) {
 
-    /** The progress topic unless configured otherwise. */
-    public static final String DEFAULT_TOPIC = "sluice.progress";
+    /**
+     * The progress topic unless configured otherwise; dashed as the job topics are, and {@code
+     * sluice.progress} before (docs/formats.md, "Upgrading from sluice.progress").
+     */
+    public static final String DEFAULT_TOPIC = "sluice-progress";
 
     /** Checks every field as {@link DeliveryProgressCodec#decode} does. */
     public DeliveryProgress {

@@ -101,7 +101,7 @@ public final class StreamWriterBuilder {
         return this;
     }
 
-    /** Where the readers publish their delivery progress; {@code sluice.progress} by default. */
+    /** Where the readers publish their delivery progress; {@code sluice-progress} by default. */
     public StreamWriterBuilder progressTopic(String topic) {
         this.progressTopic = Objects.requireNonNull(topic, "topic");
         return this;

@@ -31,12 +31,12 @@ class ProgressReporterTest {
     /** A reporter on the real clock, for the tests of its timer thread. */
     private ProgressReporter timed(Duration interval) {
         return new ProgressReporter(
-                producer, "sluice.progress", interval, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+                producer, "sluice-progress", interval, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
     }
 
     private ProgressReporter reporter(MockProducer<byte[], byte[]> to) {
         return new ProgressReporter(
-                to, "sluice.progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
+                to, "sluice-progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
     }
 
     private static DeliveryProgress at(long seq, boolean eos) {
@@ -63,7 +63,7 @@ class ProgressReporterTest {
 
         assertThat(sent()).containsExactly(at(-1, false), at(2, false));
         ProducerRecord<byte[], byte[]> first = producer.history().get(0);
-        assertThat(first.topic()).isEqualTo("sluice.progress");
+        assertThat(first.topic()).isEqualTo("sluice-progress");
         assertThat(new String(first.key())).isEqualTo("job-1/cyan");
         assertThat(reporter.sent()).isEqualTo(2);
     }
@@ -109,7 +109,7 @@ class ProgressReporterTest {
     void withoutTaskBoundariesOnlyTheIntervalApplies() {
         ProgressReporter unknown =
                 new ProgressReporter(
-                        producer, "sluice.progress", INTERVAL, 0, CLOSE_TIMEOUT, clock);
+                        producer, "sluice-progress", INTERVAL, 0, CLOSE_TIMEOUT, clock);
         unknown.update(at(-1, false));
         unknown.tick();
         unknown.update(at(3, false));

@@ -33,7 +33,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * }</pre>
  *
  * <p>In flight means written and not yet delivered: delivery progress comes from the stream readers
- * on the progress topic ({@code sluice.progress}), which each writer reads. A stream's cap is
+ * on the progress topic ({@code sluice-progress}), which each writer reads. A stream's cap is
  * {@code max task size × parallelism × 4} (docs/sluice-sink.md, "Bounded buffering"), at most
  * {@link SluiceSinkBuilder#setMaxInFlightBytesPerStream} (256 MiB), or a fixed {@link
  * SluiceSinkBuilder#setInFlightBytesPerStream}; each writer holds at most its equal part.

@@ -69,7 +69,7 @@ public final class SluiceSinkBuilder {
         return this;
     }
 
-    /** Where stream readers publish their delivery progress; {@code sluice.progress} by default. */
+    /** Where stream readers publish their delivery progress; {@code sluice-progress} by default. */
     public SluiceSinkBuilder setProgressTopic(String topic) {
         this.progressTopic = Objects.requireNonNull(topic);
         return this;

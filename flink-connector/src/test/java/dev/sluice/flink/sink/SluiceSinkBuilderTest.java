@@ -94,7 +94,7 @@ class SluiceSinkBuilderTest {
         assertThat(s.partitioning()).isEqualTo(ChunkPartitioning.ONE_PER_STREAM);
         assertThat(settings(builder().setProperty("acks", "1")).producer())
                 .containsEntry("acks", "1");
-        assertThat(settings(builder()).progressTopic()).isEqualTo("sluice.progress");
+        assertThat(settings(builder()).progressTopic()).isEqualTo("sluice-progress");
         assertThat(settings(builder()).partitioning()).isEqualTo(ChunkPartitioning.SPREAD);
     }
 

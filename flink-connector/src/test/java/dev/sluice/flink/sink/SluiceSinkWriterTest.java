@@ -327,7 +327,7 @@ class SluiceSinkWriterTest {
                                         0,
                                         1))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("progress topic sluice.progress not found");
+                .hasMessageContaining("progress topic sluice-progress not found");
         assertThat(empty.closed()).isTrue();
     }
 

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -29,11 +30,13 @@ import org.slf4j.LoggerFactory;
  */
 final class LogEndOffsets implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogEndOffsets.class);
-    private static final Duration INTERVAL = Duration.ofSeconds(1);
+
+    /** The least time from one request to the next. */
+    static final long INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final Properties properties;
     private final ListOffsetsOptions options;
-    private final long intervalNanos;
+    private final LongSupplier nanoClock;
     private Admin admin;
     private boolean inFlight;
     private long askedAt;
@@ -44,13 +47,13 @@ final class LogEndOffsets implements AutoCloseable {
      * @param kafkaProperties the source's, with the admin client's {@code client.id}
      */
     LogEndOffsets(Properties kafkaProperties) {
-        this(kafkaProperties, INTERVAL);
+        this(kafkaProperties, System::nanoTime);
     }
 
     /**
-     * @param interval the least time from one question to the next
+     * @param nanoClock the time questions are asked at, on the {@link System#nanoTime()} scale
      */
-    LogEndOffsets(Properties kafkaProperties, Duration interval) {
+    LogEndOffsets(Properties kafkaProperties, LongSupplier nanoClock) {
         this.properties = kafkaProperties;
         this.options =
                 new ListOffsetsOptions(
@@ -60,8 +63,8 @@ final class LogEndOffsets implements AutoCloseable {
                                                         ConsumerConfig.ISOLATION_LEVEL_CONFIG))
                                 ? IsolationLevel.READ_COMMITTED
                                 : IsolationLevel.READ_UNCOMMITTED);
-        this.intervalNanos = interval.toNanos();
-        this.askedAt = System.nanoTime() - intervalNanos;
+        this.nanoClock = nanoClock;
+        this.askedAt = nanoClock.getAsLong() - INTERVAL_NANOS;
     }
 
     /**
@@ -70,8 +73,8 @@ final class LogEndOffsets implements AutoCloseable {
      */
     synchronized void ask(
             Collection<TopicPartition> partitions, ObjLongConsumer<TopicPartition> answer) {
-        long now = System.nanoTime();
-        if (closed || inFlight || now - askedAt < intervalNanos) {
+        long now = nanoClock.getAsLong();
+        if (closed || inFlight || now - askedAt < INTERVAL_NANOS) {
             return;
         }
         if (admin == null) {
