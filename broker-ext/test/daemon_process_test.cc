@@ -19,6 +19,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/daemon_config.h"
 #include "daemon/segment_names.h"
 #include "daemon_connection.h"
 #include "gtest_util.h"
@@ -219,6 +221,21 @@ class DaemonProcessTest : public DaemonConnectionTest {
 
   std::unique_ptr<DaemonConnection> connection_;
 };
+
+// --list-settings needs no broker and no socket: it prints the settings table and exits 0.
+TEST(DaemonListSettingsTest, PrintsTheSettingsTableAndExitsZero) {
+  FILE* out = ::popen(SLUICE_BROKERD_BIN " --list-settings", "r");
+  ASSERT_NE(out, nullptr) << std::strerror(errno);
+  std::string printed;
+  std::array<char, 4096> buffer{};
+  for (size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), out)) > 0;) {
+    printed.append(buffer.data(), n);
+  }
+  const int status = ::pclose(out);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(printed, FormatDaemonSettings());
+}
 
 TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   constexpr int kRecords = 3000;
