@@ -106,7 +106,7 @@ class ChunkSequencerTest : public ::testing::Test {
       // Delivered fetched records settle when their object is released, as the pump does it.
       if (message.local_producer == 0) {
         EXPECT_EQ(message.record.partition, 0);
-        tracker_.Settle({0, message.record.offset, message.record.offset});
+        EXPECT_OK(tracker_.Settle({0, message.record.offset, message.record.offset}));
       }
     }
     return seen;
