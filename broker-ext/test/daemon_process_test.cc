@@ -280,7 +280,7 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   }
   Send(8, p::Release{subscribed->subscription_id, last_object});
   Send(9, p::Close{subscribed->subscription_id});
-  EXPECT_EQ((*reader)->Next(10s).status().code(), StatusCode::kEndOfStream)
+  EXPECT_RAISES(EndOfStream, (*reader)->Next(10s))
       << "CLOSE ends the segment after what was published";
   EXPECT_TRUE(testing::Eventually(
       "CLOSE to remove the segment", [&] { return !std::filesystem::exists(segment); }, 5s,
@@ -443,7 +443,7 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   EXPECT_EQ(error->code, p::ErrorCode::kRecordTooLarge);
   EXPECT_EQ(error->subscription_id, subscribed.subscription_id);
   EXPECT_NE(error->message.find("t ["), std::string::npos) << error->message;
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader->Next(10s));
 }
 
 // A reader opens its segment read-write (its lane's words) and so may truncate the file under the
@@ -523,7 +523,7 @@ TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscr
   EXPECT_EQ(next[0], 200);
   EXPECT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << Log();
   Send(3, p::Close{subscribed.subscription_id});
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream) << Log();
+  EXPECT_RAISES(EndOfStream, reader->Next(10s)) << Log();
   Send(4, small);
   EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message)) << Log();
 }
@@ -592,7 +592,7 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   other.reset();
   Produce(300);
   ReadRecords(*reader_one, 100);
-  EXPECT_EQ(reader_two->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader_two->Next(10s));
 
   // Counters are updated between pump rounds: wait for the records read to be counted.
   auto records_out = [](const std::string& metrics) -> int64_t {
@@ -643,8 +643,7 @@ TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
   ASSERT_EQ(::kill(daemon_, SIGKILL), 0);
   ASSERT_EQ(::waitpid(daemon_, nullptr, 0), daemon_);
   daemon_ = -1;
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kWriterDead)
-      << "the reader sees the writer die";
+  EXPECT_RAISES(WriterDead, reader->Next(10s)) << "the reader sees the writer die";
   connection_.reset();
   StartDaemon();
   EXPECT_FALSE(std::filesystem::exists(segment)) << Log();
@@ -730,7 +729,7 @@ TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   ReadRecords(*reader, 10);
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader->Next(10s));
   EXPECT_NE(Log().find("reason=\"no frame for 1000 ms\""), std::string::npos) << Log();
 }
 

@@ -395,7 +395,7 @@ TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   ObjectPump& pump = rig->pump;
   Status status = Status::OK();
   for (int i = 0; i < 40 && status.ok(); ++i) status = pump.RunFor(50ms);
-  EXPECT_EQ(status.code(), StatusCode::kTooLarge);
+  EXPECT_RAISES(TooLarge, status);
   EXPECT_NE(status.message().find("t [0] at offset 0"), std::string::npos) << status.message();
   ASSERT_OK_AND_ASSIGN(const auto committable, pump.TakeCommittable(UINT64_MAX));
   EXPECT_TRUE(committable.empty()) << "nothing past the record is committed";
