@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -212,10 +216,7 @@ TEST_F(DaemonConfigTest, ProducingIsGrantedApartFromReading) {
 
   auto bad = Parse(
       {"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.produce.topics=uid=1001"});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("sluice.produce.topics: rule \"uid=1001\""),
-            std::string::npos)
-      << bad.status().message();
+  EXPECT_RAISES_WITH_MESSAGE(InvalidArgument, "sluice.produce.topics: rule \"uid=1001\"", bad);
 }
 
 // Each bad rule stops the daemon naming sluice.allowed.topics and the rule.
@@ -283,6 +284,103 @@ TEST_F(DaemonConfigTest, TheAccessGroupIsAGidOrAGroupNameAndNoneByDefault) {
            "sluice.access.group = \"\": no such group"},
           {{"--bootstrap-servers", "b:1", "--socket", "/s", "-X", "sluice.access.group=12x"},
            "sluice.access.group = \"12x\": expected a number"}});
+}
+
+// ---- The settings table: its defaults, its listing, and docs/brokerd.md's copy ----
+
+// A default the setting's own parser refuses would stop every DaemonConfig from being made.
+TEST(DaemonSettingsTest, EveryDefaultIsAValueItsSettingAccepts) {
+  for (const DaemonSetting& setting : DaemonSettings()) {
+    SCOPED_TRACE(setting.key);
+    EXPECT_NE(setting.default_value.empty(), setting.unset.empty())
+        << "a setting has a default value or says what holds without one";
+    if (setting.default_value.empty()) continue;
+    DaemonConfig config;
+    EXPECT_OK(setting.apply(setting, setting.default_value, config));
+  }
+}
+
+TEST(DaemonSettingsTest, KeysAndFlagsAreEachOneSettings) {
+  std::set<std::string_view> keys;
+  std::set<std::string_view> flags;
+  for (const DaemonSetting& setting : DaemonSettings()) {
+    EXPECT_TRUE(keys.insert(setting.key).second) << setting.key;
+    if (!setting.flag.empty()) {
+      EXPECT_TRUE(flags.insert(setting.flag).second) << setting.flag;
+    }
+  }
+}
+
+TEST(DaemonSettingsTest, TheListingHasALineForEverySettingWithItsDefault) {
+  std::istringstream listing(FormatDaemonSettings());
+  std::string line;
+  ASSERT_TRUE(std::getline(listing, line));
+  EXPECT_EQ(line, "key\tflag\ttype\tdefault\tbounds\tdoc");
+  for (const DaemonSetting& setting : DaemonSettings()) {
+    ASSERT_TRUE(std::getline(listing, line)) << "no line for " << setting.key;
+    const std::string_view default_text =
+        setting.default_value.empty() ? setting.unset : setting.default_value;
+    EXPECT_TRUE(line.starts_with(std::string(setting.key) + "\t" + std::string(setting.flag) +
+                                 "\t" + std::string(setting.type) + "\t" +
+                                 std::string(default_text) + "\t"))
+        << line;
+    EXPECT_TRUE(line.ends_with(setting.doc)) << line;
+  }
+  EXPECT_FALSE(std::getline(listing, line)) << "a line of no setting: " << line;
+  EXPECT_NE(FormatDaemonSettings().find("sluice.liveness.timeout.ms\t\tmilliseconds\t5000\t"
+                                        "at least 10\t"),
+            std::string::npos)
+      << "a number's bounds are its minimum";
+}
+
+// The rows of the table under docs/brokerd.md's "## Configuration", each split into its cells.
+std::vector<std::vector<std::string>> DocumentedSettings() {
+  std::ifstream in(BROKERD_DOC);
+  EXPECT_TRUE(in) << BROKERD_DOC;
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  bool in_section = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("## ")) in_section = line == "## Configuration";
+    if (!in_section || !line.starts_with("| `")) continue;
+    std::vector<std::string> cells;
+    std::istringstream row(line.substr(1));
+    std::string cell;
+    while (std::getline(row, cell, '|')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+std::string Quoted(std::string_view text) { return "`" + std::string(text) + "`"; }
+
+// docs/brokerd.md, "Configuration", lists what the daemon knows, with the same flags and defaults.
+TEST(DaemonSettingsTest, TheDocsTableListsEverySettingWithItsFlagAndDefault) {
+  const std::vector<std::vector<std::string>> rows = DocumentedSettings();
+  ASSERT_FALSE(rows.empty()) << "no table under ## Configuration in " << BROKERD_DOC;
+  std::set<std::string> documented;
+  for (const std::vector<std::string>& row : rows) {
+    ASSERT_GE(row.size(), 4u) << row[0];
+    const std::string key =
+        row[0].substr(row[0].find('`') + 1, row[0].rfind('`') - row[0].find('`') - 1);
+    documented.insert(key);
+    const auto setting = std::ranges::find(DaemonSettings(), key, &DaemonSetting::key);
+    if (setting == DaemonSettings().end()) {
+      ADD_FAILURE() << BROKERD_DOC << " documents " << key << ", which the daemon does not know";
+      continue;
+    }
+    EXPECT_EQ(row[0], " " + Quoted(key) + " ") << "one key a row";
+    EXPECT_EQ(row[1], setting->flag.empty() ? " " : " " + Quoted(setting->flag) + " ") << key;
+    const std::string default_text = setting->default_value.empty()
+                                         ? std::string(setting->unset)
+                                         : Quoted(setting->default_value);
+    EXPECT_NE(row[2].find(default_text), std::string::npos)
+        << key << "'s default is " << default_text << ", the doc says" << row[2];
+  }
+  for (const DaemonSetting& setting : DaemonSettings()) {
+    EXPECT_TRUE(documented.contains(std::string(setting.key)))
+        << setting.key << " is missing from " << BROKERD_DOC;
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/daemon_config.h"
 #include "daemon/segment_names.h"
 #include "daemon_connection.h"
 #include "gtest_util.h"
@@ -220,6 +222,21 @@ class DaemonProcessTest : public DaemonConnectionTest {
   std::unique_ptr<DaemonConnection> connection_;
 };
 
+// --list-settings needs no broker and no socket: it prints the settings table and exits 0.
+TEST(DaemonListSettingsTest, PrintsTheSettingsTableAndExitsZero) {
+  FILE* out = ::popen(SLUICE_BROKERD_BIN " --list-settings", "r");
+  ASSERT_NE(out, nullptr) << std::strerror(errno);
+  std::string printed;
+  std::array<char, 4096> buffer{};
+  for (size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), out)) > 0;) {
+    printed.append(buffer.data(), n);
+  }
+  const int status = ::pclose(out);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(printed, FormatDaemonSettings());
+}
+
 TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   constexpr int kRecords = 3000;
   Produce(kRecords);
@@ -263,7 +280,7 @@ TEST_F(DaemonProcessTest, ASubscriptionDeliversEveryRecordInPartitionOrder) {
   }
   Send(8, p::Release{subscribed->subscription_id, last_object});
   Send(9, p::Close{subscribed->subscription_id});
-  EXPECT_EQ((*reader)->Next(10s).status().code(), StatusCode::kEndOfStream)
+  EXPECT_RAISES(EndOfStream, (*reader)->Next(10s))
       << "CLOSE ends the segment after what was published";
   EXPECT_TRUE(testing::Eventually(
       "CLOSE to remove the segment", [&] { return !std::filesystem::exists(segment); }, 5s,
@@ -426,7 +443,7 @@ TEST_F(DaemonProcessTest, ARecordLargerThanTheSlotEndsTheSubscriptionWithRecordT
   EXPECT_EQ(error->code, p::ErrorCode::kRecordTooLarge);
   EXPECT_EQ(error->subscription_id, subscribed.subscription_id);
   EXPECT_NE(error->message.find("t ["), std::string::npos) << error->message;
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader->Next(10s));
 }
 
 // A reader opens its segment read-write (its lane's words) and so may truncate the file under the
@@ -506,7 +523,7 @@ TEST_F(DaemonProcessTest, ASegmentBeyondItsFoldersRoomIsRefusedAndTheOtherSubscr
   EXPECT_EQ(next[0], 200);
   EXPECT_EQ(::waitpid(daemon_, nullptr, WNOHANG), 0) << Log();
   Send(3, p::Close{subscribed.subscription_id});
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream) << Log();
+  EXPECT_RAISES(EndOfStream, reader->Next(10s)) << Log();
   Send(4, small);
   EXPECT_TRUE(std::holds_alternative<p::Subscribed>(Receive().message)) << Log();
 }
@@ -575,7 +592,7 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
   other.reset();
   Produce(300);
   ReadRecords(*reader_one, 100);
-  EXPECT_EQ(reader_two->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader_two->Next(10s));
 
   // Counters are updated between pump rounds: wait for the records read to be counted.
   auto records_out = [](const std::string& metrics) -> int64_t {
@@ -626,8 +643,7 @@ TEST_F(DaemonProcessTest, AfterSigkillTheNextDaemonRemovesTheLeftSegments) {
   ASSERT_EQ(::kill(daemon_, SIGKILL), 0);
   ASSERT_EQ(::waitpid(daemon_, nullptr, 0), daemon_);
   daemon_ = -1;
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kWriterDead)
-      << "the reader sees the writer die";
+  EXPECT_RAISES(WriterDead, reader->Next(10s)) << "the reader sees the writer die";
   connection_.reset();
   StartDaemon();
   EXPECT_FALSE(std::filesystem::exists(segment)) << Log();
@@ -713,7 +729,7 @@ TEST_F(DaemonProcessTest, ASilentPeerIsDroppedAfterTheLivenessTimeout) {
   ASSERT_OK_AND_ASSIGN(auto reader, SegmentReader::Open((dir_ / subscribed.segment_name).string()));
   ReadRecords(*reader, 10);
   // No heartbeat from here on: the daemon ends the subscription, which ends the segment.
-  EXPECT_EQ(reader->Next(10s).status().code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader->Next(10s));
   EXPECT_NE(Log().find("reason=\"no frame for 1000 ms\""), std::string::npos) << Log();
 }
 

@@ -172,29 +172,28 @@ TEST(DecodeFetchResponse, EveryTruncationIsAnError) {
   const std::string frame = TwoTopicResponse();
   for (size_t size = 0; size < frame.size(); ++size) {
     Result<FetchResponse> decoded = DecodeFetchResponse(std::string_view(frame).substr(0, size));
-    ASSERT_FALSE(decoded.ok()) << "prefix of " << size << " bytes";
-    EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_RAISES(InvalidArgument, decoded) << "prefix of " << size << " bytes";
   }
 }
 
 TEST(DecodeFetchResponse, TruncationNamesTheField) {
   const std::string frame = TwoTopicResponse();
   Result<FetchResponse> decoded = DecodeFetchResponse(std::string_view(frame).substr(0, 2));
-  ASSERT_FALSE(decoded.ok());
+  ASSERT_RAISES(InvalidArgument, decoded);
   EXPECT_TRUE(Mentions(decoded.status().message(), "correlation_id"));
   // Cut inside the frame's last field, the records length of beta's last partition.
   decoded = DecodeFetchResponse(std::string_view(frame).substr(0, frame.size() - 1));
-  ASSERT_FALSE(decoded.ok());
+  ASSERT_RAISES(InvalidArgument, decoded);
   EXPECT_TRUE(Mentions(decoded.status().message(), "records"));
   // Two partitions of at least 42 bytes each cannot follow in what is left.
   decoded = DecodeFetchResponse(std::string_view(frame).substr(0, frame.find("beta") + 4 + 4 + 40));
-  ASSERT_FALSE(decoded.ok());
+  ASSERT_RAISES(InvalidArgument, decoded);
   EXPECT_TRUE(Mentions(decoded.status().message(), "partitions count 2 does not fit"));
 }
 
 TEST(DecodeFetchResponse, TrailingBytesAreAnError) {
   Result<FetchResponse> decoded = DecodeFetchResponse(TwoTopicResponse() + "x");
-  ASSERT_FALSE(decoded.ok());
+  ASSERT_RAISES(InvalidArgument, decoded);
   EXPECT_TRUE(Mentions(decoded.status().message(), "1 bytes after the last field"));
 }
 
@@ -239,7 +238,7 @@ TEST(DecodeFetchResponse, NegativeLengthsAreErrorsNamingTheField) {
   };
   for (const auto& [response, field] : cases) {
     Result<FetchResponse> decoded = DecodeFetchResponse(response.Encode());
-    ASSERT_FALSE(decoded.ok()) << field;
+    ASSERT_RAISES(InvalidArgument, decoded) << field;
     EXPECT_TRUE(Mentions(decoded.status().message(), field));
     EXPECT_TRUE(Mentions(decoded.status().message(), "negative"));
   }
@@ -252,8 +251,7 @@ TEST(DecodeFetchResponse, CountsBeyondTheFrameAreErrors) {
       {SmallResponse{.records_length = 1 << 30}, "records needs 1073741824 bytes"}};
   for (const auto& [response, mention] : cases) {
     Result<FetchResponse> decoded = DecodeFetchResponse(response.Encode());
-    EXPECT_FALSE(decoded.ok()) << mention;
-    EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_RAISES(InvalidArgument, decoded) << mention;
     EXPECT_TRUE(Mentions(decoded.status().message(), mention));
   }
 }

@@ -258,7 +258,7 @@ TEST(RecordBatchReader, BadMagicIsAnError) {
   TestBatch bad = Consecutive(2, 1);
   bad.magic = 1;
   const Walk walk = ReadAll(EncodeBatch(Consecutive(0, 2)) + EncodeBatch(bad));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "offset 2"));
   EXPECT_TRUE(Mentions(walk.status.message(), "magic 1"));
   EXPECT_EQ(walk.offsets(), (std::vector<int64_t>{0, 1}));  // the batches before it were read
@@ -274,7 +274,7 @@ TEST(RecordBatchReader, BatchLengthShorterThanItsHeaderIsAnError) {
     PutBig(field, length);
     broken.replace(8, 4, field);
     const Walk walk = ReadAll(broken);
-    EXPECT_FALSE(walk.status.ok()) << length;
+    EXPECT_RAISES(InvalidArgument, walk.status) << length;
     EXPECT_TRUE(Mentions(walk.status.message(), "batch length")) << length;
   }
 }
@@ -290,7 +290,7 @@ TEST(RecordBatchReader, RecordLengthOverrunningTheBatchIsAnError) {
   std::string record = EncodeRecord(Value(0, "value"));
   record[0] = static_cast<char>(record[0] + 2);  // one more byte than there is
   const Walk walk = ReadAll(OneRawRecordBatch(record));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "offset 40"));
   EXPECT_TRUE(Mentions(walk.status.message(), "length"));
 }
@@ -299,7 +299,7 @@ TEST(RecordBatchReader, NegativeRecordLengthIsAnError) {
   std::string record;
   PutZigZag(record, -3);
   const Walk walk = ReadAll(OneRawRecordBatch(record));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "length"));
 }
 
@@ -315,7 +315,7 @@ TEST(RecordBatchReader, ValueLengthOverrunningTheRecordIsAnError) {
   PutZigZag(record, static_cast<int64_t>(body.size()));
   record += body + std::string(60, 'x');
   const Walk walk = ReadAll(OneRawRecordBatch(record));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "value"));
 }
 
@@ -329,7 +329,7 @@ TEST(RecordBatchReader, KeyLengthBelowMinusOneIsAnError) {
   std::string record;
   PutZigZag(record, static_cast<int64_t>(body.size()));
   const Walk walk = ReadAll(OneRawRecordBatch(record + body));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "key"));
 }
 
@@ -341,7 +341,7 @@ TEST(RecordBatchReader, VarintRunningPastTheRecordIsAnError) {
   std::string record;
   PutZigZag(record, static_cast<int64_t>(body.size()));
   const Walk walk = ReadAll(OneRawRecordBatch(record + body + std::string(10, '\0')));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "offset delta"));
 }
 
@@ -356,13 +356,13 @@ TEST(RecordBatchReader, VarintLongerThanFiveBytesIsAnError) {
   std::string record;
   PutZigZag(record, static_cast<int64_t>(body.size()));
   const Walk walk = ReadAll(OneRawRecordBatch(record + body));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "key"));
 }
 
 TEST(RecordBatchReader, RecordLengthVarintAtTheEndIsAnError) {
   const Walk walk = ReadAll(OneRawRecordBatch(std::string(1, '\x80')));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "length"));
 }
 
@@ -371,20 +371,20 @@ TEST(RecordBatchReader, BytesAfterTheRecordsFieldsAreAnError) {
   record[0] = static_cast<char>(record[0] + 2);  // one byte longer than its fields
   record.push_back('x');
   const Walk walk = ReadAll(OneRawRecordBatch(record));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "after its headers"));
 }
 
 TEST(RecordBatchReader, RecordCountThatDoesNotMatchIsAnError) {
   const std::string two = EncodeRecord(Value(0, "a")) + EncodeRecord(Value(1, "b"));
   const Walk too_many = ReadAll(OneRawRecordBatch(two, 3));
-  EXPECT_FALSE(too_many.status.ok());
+  EXPECT_RAISES(InvalidArgument, too_many.status);
   EXPECT_TRUE(Mentions(too_many.status.message(), "1 records early"));
   const Walk too_few = ReadAll(OneRawRecordBatch(two, 1));
-  EXPECT_FALSE(too_few.status.ok());
+  EXPECT_RAISES(InvalidArgument, too_few.status);
   EXPECT_TRUE(Mentions(too_few.status.message(), "after its last record"));
   const Walk negative = ReadAll(OneRawRecordBatch(two, -1));
-  EXPECT_FALSE(negative.status.ok());
+  EXPECT_RAISES(InvalidArgument, negative.status);
   EXPECT_TRUE(Mentions(negative.status.message(), "record count"));
 }
 
@@ -400,7 +400,7 @@ TEST(RecordBatchReader, NullHeaderKeyIsAnError) {
   std::string record;
   PutZigZag(record, static_cast<int64_t>(body.size()));
   const Walk walk = ReadAll(OneRawRecordBatch(record + body));
-  EXPECT_FALSE(walk.status.ok());
+  EXPECT_RAISES(InvalidArgument, walk.status);
   EXPECT_TRUE(Mentions(walk.status.message(), "header"));
 }
 
@@ -411,7 +411,7 @@ TEST(RecordBatchReader, ErrorEndsTheWalk) {
   RecordBatchReader reader(bytes, {}, 0);
   FetchedRecord record;
   const Result<bool> bad_magic = reader.Next(record);
-  EXPECT_FALSE(bad_magic.ok());
+  EXPECT_RAISES(InvalidArgument, bad_magic);
   EXPECT_TRUE(Mentions(bad_magic.status().message(), "magic 0"));
   Result<bool> after = reader.Next(record);
   ASSERT_OK(after);

@@ -335,7 +335,7 @@ TEST_F(LocalProducerTest, GivesASlotBackOnlyWhenEveryRoutedCopyIsGone) {
   ASSERT_TRUE(DrainUntil(*first, from_first, 3));
   ASSERT_TRUE(DrainUntil(*second, from_second, 3));
   EXPECT_EQ(segment.writer().FreeSlots(), 0u);
-  EXPECT_EQ(segment.writer().Acquire(0ns).status().code(), StatusCode::kTimedOut);
+  EXPECT_RAISES(TimedOut, segment.writer().Acquire(0ns));
 
   from_first.clear();
   // The second subscription still views both objects; of the second object it keeps one row.
@@ -388,7 +388,7 @@ TEST_F(LocalProducerTest, EndsAfterTakingWhatTheWriterPublishedBeforeClosing) {
     ASSERT_OK(segment.Publish({{"a", "s", seq, seq == 2, "chunk"}}));
   }
   // The slots are held by the routed chunks, so the close does not wait for them to drain.
-  EXPECT_EQ(segment.writer().Close(0ns).code(), StatusCode::kTimedOut);
+  EXPECT_RAISES(TimedOut, segment.writer().Close(0ns));
   ASSERT_TRUE(Eventually("the producer ends", [&] { return producer->ended(); }));
   std::vector<ReadyMessage> taken;
   inbox->Drain(taken);
@@ -537,8 +537,7 @@ TEST_F(LocalProducerTest, ConnectsTheDoorbellThatIsASocketOfThePeers) {
 // The refusal of a producer without a doorbell it may use, in the same words whatever was there.
 void ExpectRefusedForItsDoorbell(const Result<std::unique_ptr<LocalProducer>>& producer,
                                  const std::string& path) {
-  ASSERT_FALSE(producer.ok()) << "a producer was started without a doorbell";
-  EXPECT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_RAISES(InvalidArgument, producer) << "a producer was started without a doorbell";
   EXPECT_NE(producer.status().message().find(path + ": no doorbell socket of yours beside it"),
             std::string::npos)
       << producer.status().message();
@@ -700,7 +699,7 @@ TEST_F(LocalProducerTest, RefusesEveryPathButANameInTheSegmentFolder) {
                                 "/dev/shm/", "/dev/shm/..", "/dev/shm/a b", "/dev/shm"}) {
     SCOPED_TRACE(path);
     auto producer = Start(path);
-    ASSERT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_RAISES(InvalidArgument, producer);
     EXPECT_NE(producer.status().message().find(
                   "a producer's segment must be named by the segment folder /dev/shm "
                   "(sluice.segment.dir), a slash and a name"),
@@ -721,7 +720,7 @@ TEST_F(LocalProducerTest, RefusesWhatIsNoSegmentOfThePeersInTheSameWords) {
   const std::string path = NewSegmentPath();
   auto refusal = [&] {
     auto producer = Start(path);
-    EXPECT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_RAISES(InvalidArgument, producer);
     return producer.status().message();
   };
   const std::string missing = refusal();
@@ -752,7 +751,7 @@ TEST_F(LocalProducerTest, RefusesWhatIsNoSegmentOfThePeersInTheSameWords) {
 TEST_F(LocalProducerTest, RefusesARecordsSegment) {
   ProducerSegment records(8, ObjectKind::kRecords);
   auto producer = Start(records.path());
-  ASSERT_EQ(producer.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_RAISES(InvalidArgument, producer);
   EXPECT_NE(producer.status().message().find("object_kind is RECORDS"), std::string::npos)
       << producer.status().message();
   EXPECT_EQ(records.writer().attached_readers(), 0u) << "a refused segment keeps no lane";
@@ -765,7 +764,7 @@ TEST_F(LocalProducerTest, RefusesAFileThatIsNoSegmentAndCountsIt) {
   { std::ofstream(path) << std::string(8192, 'x'); }
   auto producer = Start(path);
   unlink(path.c_str());
-  ASSERT_EQ(producer.status().code(), StatusCode::kCorrupt);
+  ASSERT_RAISES(Corrupt, producer);
   EXPECT_NE(producer.status().message().find("magic"), std::string::npos)
       << producer.status().message();
   EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 1u);
@@ -774,13 +773,14 @@ TEST_F(LocalProducerTest, RefusesAFileThatIsNoSegmentAndCountsIt) {
 // What the peer may not hand over, or the daemon cannot give, is no malformed segment.
 TEST_F(LocalProducerTest, CountsNoRefusalThatIsNoSegmentsFault) {
   ProducerSegment own;
-  EXPECT_FALSE(Start(NewSegmentPath()).ok()) << "missing";
-  EXPECT_FALSE(Start("/tmp/" + own.path().substr(std::string("/dev/shm/").size())).ok())
+  EXPECT_RAISES(InvalidArgument, Start(NewSegmentPath())) << "missing";
+  EXPECT_RAISES(InvalidArgument,
+                Start("/tmp/" + own.path().substr(std::string("/dev/shm/").size())))
       << "outside the segment folder";
-  EXPECT_FALSE(Start(own.path(), geteuid() + 1).ok()) << "another's";
+  EXPECT_RAISES(InvalidArgument, Start(own.path(), geteuid() + 1)) << "another's";
   ASSERT_OK_AND_ASSIGN(auto first, Start(own.path()));
   ASSERT_OK_AND_ASSIGN(auto second, Start(own.path()));
-  EXPECT_EQ(Start(own.path()).status().code(), StatusCode::kNoFreeLane) << "both lanes taken";
+  EXPECT_RAISES(NoFreeLane, Start(own.path())) << "both lanes taken";
   EXPECT_EQ(Counted("sluice_local_objects_malformed_total"), 0u);
 }
 

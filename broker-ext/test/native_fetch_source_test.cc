@@ -388,7 +388,7 @@ TEST_F(NativeFetchSourceTest, AnOffsetBeyondTheHighWatermarkEndsTheSourceWithACl
   std::vector<ReadyMessage> out;
   Status status = Status::OK();
   for (int i = 0; i < 20 && status.ok(); ++i) status = source->Poll(50ms, out);
-  EXPECT_EQ(status.code(), StatusCode::kInvalidState);
+  EXPECT_RAISES(InvalidState, status);
   EXPECT_NE(status.message().find("offset 500 of t [1] is beyond its high watermark 10"),
             std::string::npos)
       << status.message();
@@ -416,15 +416,15 @@ TEST(NativeFetchSettingsTest, AreReadFromLibrdkafkasPropertyNamesAndRefuseBadVal
   EXPECT_EQ(NativeFetchSettings::From({})->rack, "") << "no rack unless set";
 
   auto bad = NativeFetchSettings::From({{"fetch.max.bytes", "lots"}});
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, bad);
   EXPECT_NE(bad.status().message().find("fetch.max.bytes = \"lots\": expected a number"),
             std::string::npos);
   auto dirty = NativeFetchSettings::From({{"isolation.level", "dirty"}});
-  EXPECT_EQ(dirty.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, dirty);
   EXPECT_EQ(dirty.status().message(),
             "isolation.level = dirty: read_committed or read_uncommitted");
   auto negative = NativeFetchSettings::From({{"fetch.min.bytes", "-1"}});
-  EXPECT_EQ(negative.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, negative);
   EXPECT_EQ(negative.status().message(), "fetch.min.bytes = \"-1\": must not be negative");
 
   EXPECT_TRUE(NativeFetchSettings::Applies({{"bootstrap.servers", "x:1"}}));

@@ -174,10 +174,11 @@ TEST_F(ObjectPumpTest, EveryRecordArrivesOnceInPartitionOrderWithKeysAndHeaders)
   EXPECT_EQ(pump.stats().records, static_cast<uint64_t>(kRecords));
   EXPECT_LT(pump.stats().objects, static_cast<uint64_t>(kRecords) / 10) << "records are batched";
 
-  for (const PartitionOffset& po : pump.TakeCommittable(0)) {
+  ASSERT_OK_AND_ASSIGN(const auto held_back, pump.TakeCommittable(0));
+  for (const PartitionOffset& po : held_back) {
     EXPECT_LT(po.offset, kRecords / kPartitions) << "the watermark holds back later objects";
   }
-  auto committable = pump.TakeCommittable(UINT64_MAX);
+  ASSERT_OK_AND_ASSIGN(auto committable, pump.TakeCommittable(UINT64_MAX));
   ASSERT_EQ(committable.size(), static_cast<size_t>(kPartitions));
   for (const PartitionOffset& po : committable) {
     EXPECT_EQ(po.offset, kRecords / kPartitions) << "partition " << po.partition;
@@ -196,8 +197,10 @@ TEST_F(ObjectPumpTest, FullSlotsPauseThePartitionsAndAReleaseResumesThem) {
   ASSERT_TRUE(pump.paused()) << "both slots are held, so fetching stopped";
   const uint64_t published = pump.stats().objects;
   EXPECT_EQ(published, 2u);
-  EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).size() <= static_cast<size_t>(kPartitions));
-  for (const PartitionOffset& po : pump.TakeCommittable(UINT64_MAX)) EXPECT_EQ(po.offset, 0);
+  ASSERT_OK_AND_ASSIGN(const auto starts, pump.TakeCommittable(UINT64_MAX));
+  EXPECT_TRUE(starts.size() <= static_cast<size_t>(kPartitions));
+  ASSERT_OK_AND_ASSIGN(const auto unmoved, pump.TakeCommittable(UINT64_MAX));
+  for (const PartitionOffset& po : unmoved) EXPECT_EQ(po.offset, 0);
 
   ASSERT_OK_AND_ASSIGN(auto first, reader->Next(1s));
   std::array<int64_t, kPartitions> next_offset{};
@@ -392,9 +395,10 @@ TEST_F(ObjectPumpTest, ARecordLargerThanASlotIsAClearErrorNamingIt) {
   ObjectPump& pump = rig->pump;
   Status status = Status::OK();
   for (int i = 0; i < 40 && status.ok(); ++i) status = pump.RunFor(50ms);
-  EXPECT_EQ(status.code(), StatusCode::kTooLarge);
+  EXPECT_RAISES(TooLarge, status);
   EXPECT_NE(status.message().find("t [0] at offset 0"), std::string::npos) << status.message();
-  EXPECT_TRUE(pump.TakeCommittable(UINT64_MAX).empty()) << "nothing past the record is committed";
+  ASSERT_OK_AND_ASSIGN(const auto committable, pump.TakeCommittable(UINT64_MAX));
+  EXPECT_TRUE(committable.empty()) << "nothing past the record is committed";
 }
 
 // docs/brokerd.md, "Local producers": a local chunk has no offset, so an object of local chunks
@@ -438,8 +442,8 @@ TEST_F(ObjectPumpTest, AnObjectOfLocalChunksHasNoOffsetsAndCommitsNothing) {
   auto payload = std::static_pointer_cast<arrow::BinaryArray>(batch->GetColumnByName("payload"));
   EXPECT_EQ(payload->GetView(2), "local payload");
   ASSERT_OK(reader->Release(object));
-  EXPECT_TRUE(pump.TakeCommittable(object.object_id).empty())
-      << "no partition has an offset to commit";
+  ASSERT_OK_AND_ASSIGN(const auto committable, pump.TakeCommittable(object.object_id));
+  EXPECT_TRUE(committable.empty()) << "no partition has an offset to commit";
   EXPECT_EQ(slot.use_count(), 1) << "the producer's slot goes back once its object is out";
 }
 

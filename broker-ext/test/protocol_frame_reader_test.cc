@@ -72,7 +72,7 @@ TEST(FrameReader, AnOversizedLengthFailsAtItsPrefixAndForEver) {
   FrameReader reader;
   const Bytes prefix = {0x01, 0x00, 0x10, 0x00};  // 1 MiB + 1
   const Status status = reader.Append(prefix);
-  ASSERT_FALSE(status.ok());
+  ASSERT_RAISES(InvalidArgument, status);
   EXPECT_TRUE(StartsWith(status.message(), "frame_length = 1048577: ")) << status.message();
   const Bytes more = SomeFrames().front();
   EXPECT_EQ(reader.Append(more).message(), status.message());
@@ -119,7 +119,7 @@ TEST_F(FrameReaderOnASocket, FramesSplitAcrossWritesAreReassembled) {
   }
   EXPECT_EQ(read, frames);
   CloseWriter();
-  EXPECT_EQ(reader.ReadFrom(reader_fd()).code(), StatusCode::kEndOfStream);
+  EXPECT_RAISES(EndOfStream, reader.ReadFrom(reader_fd()));
 }
 
 TEST_F(FrameReaderOnASocket, AnEndInsideAFrameNamesTheFrameLength) {
@@ -129,7 +129,7 @@ TEST_F(FrameReaderOnASocket, AnEndInsideAFrameNamesTheFrameLength) {
   FrameReader reader;
   ASSERT_OK(reader.ReadFrom(reader_fd()));
   const Status status = reader.ReadFrom(reader_fd());
-  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, status);
   EXPECT_TRUE(StartsWith(status.message(), "frame_length = 28: the stream ended after 10 bytes"))
       << status.message();
 }

@@ -119,7 +119,7 @@ TEST_F(SegmentNamesTest, NamesTakenOverAndOverGiveUpWithTheError) {
   options.slot_count = 2;
   options.slot_size = 4096;
   auto created = CreateSegment(options, dir_.string(), names);
-  EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_RAISES(AlreadyExists, created);
   EXPECT_NE(created.status().message().find("aaaaaaaaaaaaaaaa"), std::string::npos)
       << created.status().message();
 }
@@ -245,7 +245,7 @@ TEST_F(SegmentNamesTest, ALockFileInTheWayFailsTheSegmentNamingIt) {
   options.slot_count = 2;
   options.slot_size = 4096;
   auto created = CreateSegment(options, dir_.string(), names);
-  EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_RAISES(AlreadyExists, created);
   EXPECT_NE(created.status().message().find("sluice-brokerd.4242.0000run1.lock exists"),
             std::string::npos)
       << created.status().message();

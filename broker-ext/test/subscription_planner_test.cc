@@ -137,7 +137,7 @@ TEST_F(SubscriptionPlannerTest, LocalLeadersWithoutABrokerIdIsABadRequest) {
 }
 
 TEST_F(SubscriptionPlannerTest, TheDaemonsSubscriptionCountIsALimit) {
-  const size_t limit = SubscriptionPlanner::kMaxSubscriptions;
+  const size_t limit = limits::kMaxSubscriptions;
   EXPECT_EQ(Admit(Request(), {.subscriptions = limit - 1}), std::nullopt);
   std::optional<SubscribeRefusal> refusal = Admit(Request(), {.subscriptions = limit});
   ASSERT_TRUE(refusal.has_value());
@@ -164,7 +164,7 @@ TEST_F(SubscriptionPlannerTest, TheFirstLimitBrokenIsTheOneNamed) {
   protocol::Subscribe request = Request();
   request.reorder_window_bytes = config_.reorder_window_bytes + 1;
   std::optional<SubscribeRefusal> refusal =
-      Admit(request, {.subscriptions = SubscriptionPlanner::kMaxSubscriptions});
+      Admit(request, {.subscriptions = limits::kMaxSubscriptions});
   ASSERT_TRUE(refusal.has_value());
   EXPECT_EQ(refusal->code, ErrorCode::kBadRequest);
   EXPECT_TRUE(Mentions(refusal->message, "reorder_window_bytes"));

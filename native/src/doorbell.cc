@@ -156,14 +156,14 @@ void DoorbellServer::Drop(uint32_t lane) {
   if (lane < lane_fds_.size()) CloseFd(lane_fds_[lane]);
 }
 
-void DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
+bool DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
   std::vector<pollfd> fds;
   fds.push_back({listen_fd_, POLLIN, 0});
   for (int fd : lane_fds_) {
     if (fd >= 0) fds.push_back({fd, POLLIN, 0});
   }
   for (int fd : pending_fds_) fds.push_back({fd, POLLIN, 0});
-  if (poll(fds.data(), fds.size(), PollTimeoutMs(timeout)) <= 0) return;
+  if (poll(fds.data(), fds.size(), PollTimeoutMs(timeout)) <= 0) return false;
   for (int& fd : lane_fds_) {
     if (fd < 0) continue;
     bool closed = false;
@@ -172,6 +172,7 @@ void DoorbellServer::Wait(std::chrono::nanoseconds timeout) {
   }
   for (size_t i = pending_fds_.size(); i-- > 0;) Identify(i);
   AcceptPending();
+  return true;
 }
 
 Result<DoorbellClient> DoorbellClient::Connect(const std::string& path, uint32_t lane,

@@ -23,16 +23,17 @@ SegmentLayout SegmentLayout::Derive(uint32_t slot_count, uint32_t lane_count, ui
 
 Result<SegmentLayout> SegmentLayout::Plan(uint32_t slot_count, uint32_t lane_count,
                                           uint64_t slot_size, uint64_t schema_length) {
-  if (slot_count < 1 || slot_count > layout::kMaxSlots) {
+  if (slot_count < 1 || slot_count > limits::kMaxSlots) {
     return Status::InvalidArgument("slot_count = " + std::to_string(slot_count) +
                                    ": must be 1 to 65536");
   }
-  if (lane_count < 1 || lane_count > layout::kMaxLanes) {
+  if (lane_count < 1 || lane_count > limits::kMaxLanes) {
     return Status::InvalidArgument("lane_count = " + std::to_string(lane_count) +
                                    ": must be 1 to 31");
   }
   // The upper bound keeps segment_size far from overflow and inside what Java can map per slot.
-  if (slot_size < layout::kMinSlotSize || slot_size % 64 != 0 || slot_size > (1ull << 31) - 64) {
+  if (slot_size < limits::kMinSlotSize || slot_size % limits::kSlotAlignment != 0 ||
+      slot_size > limits::kMaxSlotSize) {
     return Status::InvalidArgument("slot_size = " + std::to_string(slot_size) +
                                    ": must be a multiple of 64 from 256 to 2 GiB - 64");
   }

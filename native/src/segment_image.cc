@@ -100,15 +100,16 @@ Result<SegmentHeader> ValidateHeader(const uint8_t* base, uint64_t file_size) {
     return Status::BadField("flags", Hex(header.flags), "only bit 0 (CHECKSUMS) is defined");
   }
   const auto slot_count = Read<uint32_t>(base, h::kSlotCount);
-  if (slot_count < 1 || slot_count > layout::kMaxSlots) {
+  if (slot_count < 1 || slot_count > limits::kMaxSlots) {
     return Status::BadField("slot_count", slot_count, "must be 1 to 65536");
   }
   const auto lane_count = Read<uint32_t>(base, h::kLaneCount);
-  if (lane_count < 1 || lane_count > layout::kMaxLanes) {
+  if (lane_count < 1 || lane_count > limits::kMaxLanes) {
     return Status::BadField("lane_count", lane_count, "must be 1 to 31");
   }
   const auto slot_size = Read<uint64_t>(base, h::kSlotSize);
-  if (slot_size < layout::kMinSlotSize || slot_size % 64 != 0 || slot_size > (1ull << 31) - 64) {
+  if (slot_size < limits::kMinSlotSize || slot_size % limits::kSlotAlignment != 0 ||
+      slot_size > limits::kMaxSlotSize) {
     return Status::BadField("slot_size", slot_size,
                             "must be a multiple of 64 from 256 to 2 GiB - 64");
   }

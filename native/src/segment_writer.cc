@@ -255,7 +255,7 @@ Status SegmentWriter::WaitUntil(Ready ready, std::chrono::nanoseconds timeout, c
     waiting.store(1, std::memory_order_seq_cst);
     if (!ready_once()) {
       if (doorbell_.has_value()) {
-        doorbell_->Wait(wait);
+        if (doorbell_->Wait(wait)) rung_parks_.fetch_add(1, std::memory_order_relaxed);
       } else {
         std::this_thread::sleep_for(std::min(wait, idle.NextBackoff()));
       }

@@ -163,7 +163,7 @@ TEST(ChunksBatchBuilder, TooLargeForTheSlotFailsCleanly) {
   EXPECT_GT(builder.EncodedSize(), 4096u);
   Slot slot(4096);
   auto encoded = builder.Finish(slot.data(), slot.size());
-  EXPECT_EQ(encoded.status().code(), StatusCode::kTooLarge);
+  EXPECT_RAISES(TooLarge, encoded);
   EXPECT_NE(encoded.status().message().find("4096"), std::string::npos);
 }
 
@@ -178,7 +178,7 @@ TEST(ChunksBatchBuilder, EncodedSizeWithPredictsTheNextSize) {
 TEST(ChunksBatchBuilder, AnEmptyObjectIsRefused) {
   ChunksBatchBuilder builder;
   Slot slot(4096);
-  EXPECT_EQ(builder.Finish(slot.data(), slot.size()).status().code(), StatusCode::kInvalidState);
+  EXPECT_RAISES(InvalidState, builder.Finish(slot.data(), slot.size()));
 }
 
 }  // namespace

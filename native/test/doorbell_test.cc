@@ -18,9 +18,11 @@ namespace sluice {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
 std::string BellPath(const testing::ScopedName& name) { return name.path() + ".bell"; }
+
+// A wait that nothing but what the test awaits ends within ctest's timeout.
+constexpr auto kLongerThanAnyTest = std::chrono::hours(1);
 
 TEST(Doorbell, TheSocketIsOwnerOnly) {
   testing::ScopedName name("bell-mode");
@@ -36,19 +38,17 @@ TEST(Doorbell, ARingWakesTheWriterAndTheReader) {
   ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 1));
   ASSERT_TRUE(client.connected());
 
-  // Writer parked: the reader's ring ends its wait well before the timeout.
-  auto start = Clock::now();
-  auto writer_wait = std::async(std::launch::async, [&] { server.Wait(10s); });
+  // Writer parked: the reader's ring ends its wait, which says so, rather than the timeout.
+  auto writer_wait = std::async(std::launch::async, [&] { return server.Wait(10s); });
   client.Ring();
-  writer_wait.get();
-  EXPECT_LT(Clock::now() - start, 5s);
+  EXPECT_TRUE(writer_wait.get());
 
-  // Reader parked: the writer's ring on lane 1 ends it.
-  start = Clock::now();
-  auto reader_wait = std::async(std::launch::async, [&] { return client.Wait(10s); });
+  // Reader parked: the writer's ring on lane 1 ends it. A reader's wait says nothing of what
+  // ended it, so it is one only the ring can end: a lost ring fails as the test's timeout.
+  auto reader_wait =
+      std::async(std::launch::async, [&] { return client.Wait(kLongerThanAnyTest); });
   server.Ring(1);
   EXPECT_TRUE(reader_wait.get());
-  EXPECT_LT(Clock::now() - start, 5s);
 }
 
 TEST(Doorbell, TheWriterAcceptsAConnectionWhenItFirstRingsItsLane) {
@@ -56,9 +56,7 @@ TEST(Doorbell, TheWriterAcceptsAConnectionWhenItFirstRingsItsLane) {
   ASSERT_OK_AND_ASSIGN(auto server, DoorbellServer::Listen(BellPath(name), 4));
   ASSERT_OK_AND_ASSIGN(auto client, DoorbellClient::Connect(BellPath(name), 3));
   server.Ring(3);  // no Wait before: Ring accepts the pending connection itself
-  const auto start = Clock::now();
-  EXPECT_TRUE(client.Wait(10s));
-  EXPECT_LT(Clock::now() - start, 5s);
+  EXPECT_TRUE(client.Wait(kLongerThanAnyTest)) << "only the ring can end this wait";
 }
 
 TEST(Doorbell, AReaderSeesTheWriterHangUp) {
@@ -78,7 +76,7 @@ TEST(Doorbell, AReaderSeesTheWriterHangUp) {
 
 TEST(Doorbell, ConnectingWithoutADoorbellFails) {
   testing::ScopedName name("bell-none");
-  EXPECT_EQ(DoorbellClient::Connect(BellPath(name), 0).status().code(), StatusCode::kIoError);
+  EXPECT_RAISES(IoError, DoorbellClient::Connect(BellPath(name), 0));
 }
 
 TEST(Doorbell, ConnectingToADoorbellThatNeverAcceptsTimesOut) {
@@ -86,7 +84,7 @@ TEST(Doorbell, ConnectingToADoorbellThatNeverAcceptsTimesOut) {
   testing::UnacceptingSocket full(BellPath(name));
   ASSERT_EQ(full.error(), "");
   auto client = DoorbellClient::Connect(BellPath(name), 0, 50ms);
-  ASSERT_EQ(client.status().code(), StatusCode::kTimedOut) << client.status().ToString();
+  ASSERT_RAISES(TimedOut, client);
   EXPECT_NE(client.status().message().find("took no connection within 50 ms"), std::string::npos)
       << client.status().message();
 }
@@ -135,7 +133,7 @@ TEST_F(DoorbellInFolderTest, ALinkIsNotFollowed) {
   ASSERT_EQ(symlink(target.path().c_str(), BellPath(name).c_str()), 0) << std::strerror(errno);
   auto client = DoorbellClient::ConnectInFolder(In(name), 0);
   unlink(BellPath(name).c_str());
-  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, client);
   EXPECT_NE(client.status().message().find("is a symbolic link"), std::string::npos)
       << client.status().message();
   EXPECT_FALSE(target.HasAConnection()) << "the socket the link names saw no connection";
@@ -146,7 +144,7 @@ TEST_F(DoorbellInFolderTest, ASocketOfAnotherUidIsNotConnected) {
   testing::ListeningSocket other(BellPath(name));
   ASSERT_EQ(other.error(), "");
   auto client = DoorbellClient::ConnectInFolder(In(name, geteuid() + 1), 0);
-  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, client);
   EXPECT_NE(client.status().message().find("is a socket of uid " + std::to_string(geteuid())),
             std::string::npos)
       << client.status().message();
@@ -158,7 +156,7 @@ TEST_F(DoorbellInFolderTest, ADoorbellThatNeverAcceptsStillTimesOut) {
   testing::UnacceptingSocket full(BellPath(name));
   ASSERT_EQ(full.error(), "");
   auto client = DoorbellClient::ConnectInFolder(In(name), 0, 50ms);
-  ASSERT_EQ(client.status().code(), StatusCode::kTimedOut) << client.status().ToString();
+  ASSERT_RAISES(TimedOut, client);
   EXPECT_NE(client.status().message().find(BellPath(name) + ": the doorbell took no connection"),
             std::string::npos)
       << client.status().message();

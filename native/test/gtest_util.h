@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -58,6 +59,29 @@ inline ::testing::AssertionResult Eventually(
 
 #define ASSERT_OK(expr) SLUICE_CHECK_OK((expr), #expr, FAIL)
 #define EXPECT_OK(expr) SLUICE_CHECK_OK((expr), #expr, ADD_FAILURE)
+
+// Fails the test (ASSERT_RAISES) or records a failure (EXPECT_RAISES) unless `expr`, a Status or
+// a Result, failed with StatusCode::k<code> (`ASSERT_RAISES(InvalidArgument, Parse(text))`, as
+// Arrow's ASSERT_RAISES), printing the expression and the status it came to, message included,
+// so that a failure says why. The _WITH_MESSAGE forms also want `words` in the message.
+#define SLUICE_CHECK_RAISES(status_code, words, value, text, on_failure)                       \
+  switch (0)                                                                                   \
+  case 0:                                                                                      \
+  default:                                                                                     \
+    if (const auto _sluice_status = ::sluice::testing::StatusOf(value);                        \
+        _sluice_status.code() == ::sluice::StatusCode::k##status_code &&                       \
+        _sluice_status.message().find(words) != std::string::npos) {                           \
+    } else                                                                                     \
+      on_failure() << "'" << text << "' was to fail with "                                     \
+                   << ::sluice::Status(::sluice::StatusCode::k##status_code, words).ToString() \
+                   << ", and came to " << _sluice_status.ToString() << '\n'
+
+#define ASSERT_RAISES(code, expr) SLUICE_CHECK_RAISES(code, "", (expr), #expr, FAIL)
+#define EXPECT_RAISES(code, expr) SLUICE_CHECK_RAISES(code, "", (expr), #expr, ADD_FAILURE)
+#define ASSERT_RAISES_WITH_MESSAGE(code, words, expr) \
+  SLUICE_CHECK_RAISES(code, words, (expr), #expr, FAIL)
+#define EXPECT_RAISES_WITH_MESSAGE(code, words, expr) \
+  SLUICE_CHECK_RAISES(code, words, (expr), #expr, ADD_FAILURE)
 
 #define SLUICE_ASSERT_OK_AND_ASSIGN_IMPL(result, lhs, rexpr) \
   auto result = (rexpr);                                     \

@@ -113,11 +113,11 @@ TEST(Layout, DerivedSizesFollowTheFormulas) {
 }
 
 TEST(Layout, PlanRejectsOutOfRangeParameters) {
-  EXPECT_EQ(SegmentLayout::Plan(0, 1, 256, 100).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(SegmentLayout::Plan(65537, 1, 256, 100).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(SegmentLayout::Plan(1, 32, 256, 100).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(SegmentLayout::Plan(1, 1, 320 + 1, 100).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(SegmentLayout::Plan(1, 1, 192, 100).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_RAISES(InvalidArgument, SegmentLayout::Plan(0, 1, 256, 100));
+  EXPECT_RAISES(InvalidArgument, SegmentLayout::Plan(65537, 1, 256, 100));
+  EXPECT_RAISES(InvalidArgument, SegmentLayout::Plan(1, 32, 256, 100));
+  EXPECT_RAISES(InvalidArgument, SegmentLayout::Plan(1, 1, 320 + 1, 100));
+  EXPECT_RAISES(InvalidArgument, SegmentLayout::Plan(1, 1, 192, 100));
   EXPECT_NE(SegmentLayout::Plan(1, 32, 256, 100).status().message().find("lane_count"),
             std::string::npos);
 }

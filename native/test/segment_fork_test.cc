@@ -84,7 +84,7 @@ TEST(Segment, ADeadReadersSlotsAreReclaimedAndOtherLanesAreUnaffected) {
   ASSERT_OK(TakeAndVerify(*survivor, verifier));
   ASSERT_OK(TakeAndVerify(*survivor, verifier));
   // Both slots are held by the dead reader's lane until its heartbeat goes stale.
-  EXPECT_EQ(writer->Acquire(0ns).status().code(), StatusCode::kTimedOut);
+  EXPECT_RAISES(TimedOut, writer->Acquire(0ns));
   ASSERT_OK(PublishRecords(*writer, 2, 1, 5s));
   EXPECT_EQ(writer->attached_readers(), 1u);
   ASSERT_OK(TakeAndVerify(*survivor, verifier));
@@ -111,7 +111,7 @@ TEST(Segment, ADeadWriterIsDetectedAfterItsObjectsAreRead) {
   ASSERT_OK(TakeAndVerify(*reader, verifier));
   ASSERT_OK(TakeAndVerify(*reader, verifier));
   const auto next = reader->Next(5s);
-  EXPECT_EQ(next.status().code(), StatusCode::kWriterDead) << next.status().ToString();
+  EXPECT_RAISES(WriterDead, next);
 }
 
 TEST(Segment, AnEvictedReaderFindsOut) {

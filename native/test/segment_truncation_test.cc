@@ -57,11 +57,12 @@ TEST(SegmentTruncation, AGuardedReaderOfATruncatedSegmentFailsAndLivesOn) {
   close(done[1]);
 
   EXPECT_FALSE(reader->truncated()) << "nothing was read since";
-  // The object published before the truncation is gone with the file: the reader sees zeros.
+  // The object published before the truncation is gone with the file: the reader sees zeros,
+  // where its lane no longer says it is attached, so it is refused as evicted.
   auto object = reader->Next(1s);
-  EXPECT_FALSE(object.ok());
+  EXPECT_RAISES(Evicted, object);
   EXPECT_TRUE(reader->truncated());
-  EXPECT_FALSE(reader->Next(0ns).ok()) << "and goes on refusing";
+  EXPECT_RAISES(Evicted, reader->Next(0ns)) << "and goes on refusing";
   reader.reset();  // detaches from zeros
 }
 

@@ -79,7 +79,7 @@ TEST_P(SegmentWraparoundTest, EveryObjectArrivesOnceInOrderThroughAFullRing) {
   }
   producer.join();
 
-  ASSERT_EQ(status.code(), StatusCode::kEndOfStream) << status.ToString();
+  ASSERT_RAISES(EndOfStream, status);
   ASSERT_OK(written);
   EXPECT_OK(verifier.Finish());
   EXPECT_EQ(verifier.rows(), kObjects) << "a row lost or duplicated";

@@ -72,8 +72,7 @@ TEST(Vectors, EveryEntryGivesItsExpectedOutcome) {
       EXPECT_EQ(content::FormatChecksum(checksum), e.checksum);
       EXPECT_EQ(verifier.checksum(), checksum);
     } else {
-      ASSERT_FALSE(inspection.ok());
-      EXPECT_EQ(inspection.status().code(), StatusCode::kCorrupt);
+      ASSERT_RAISES(Corrupt, inspection);
       EXPECT_EQ(inspection.status().message().rfind(e.field + " = ", 0), 0u)
           << inspection.status().message();
     }

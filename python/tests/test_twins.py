@@ -10,12 +10,8 @@ from sluice import limits, segment
 
 from conftest import ROOT
 
-LAYOUT_H = ROOT / "native" / "include" / "sluice" / "layout.h"
-LAYOUT_CC = ROOT / "native" / "src" / "layout.cc"
+LIMITS_H = ROOT / "native" / "include" / "sluice" / "limits.h"
 IDLE_STRATEGY_H = ROOT / "native" / "include" / "sluice" / "idle_strategy.h"
-WIRE_H = ROOT / "broker-ext" / "src" / "protocol" / "wire.h"
-WIRE_CC = ROOT / "broker-ext" / "src" / "protocol" / "wire.cc"
-CODEC_CC = ROOT / "broker-ext" / "src" / "protocol" / "codec.cc"
 
 
 def cpp_constant(path, name):
@@ -25,29 +21,31 @@ def cpp_constant(path, name):
     return int(found[0])
 
 
-@pytest.mark.parametrize("python_name, path, cpp_name", [
-    ("MAX_LANES", LAYOUT_H, "kMaxLanes"),
-    ("MAX_SLOTS", LAYOUT_H, "kMaxSlots"),
-    ("MIN_SLOT_SIZE", LAYOUT_H, "kMinSlotSize"),
-    ("MAX_NAME_LENGTH", WIRE_H, "kMaxNameLength"),
-    ("MAX_TOPIC_LENGTH", CODEC_CC, "kMaxTopicLength"),
-    ("MAX_SEGMENT_NAME_LENGTH", CODEC_CC, "kMaxSegmentNameLength"),
-    ("MAX_GROUP_ID_LENGTH", CODEC_CC, "kMaxGroupIdLength"),
+@pytest.mark.parametrize("python_name, cpp_name", [
+    ("MAX_LANES", "kMaxLanes"),
+    ("MAX_SLOTS", "kMaxSlots"),
+    ("MIN_SLOT_SIZE", "kMinSlotSize"),
+    ("MAX_NAME_LENGTH", "kMaxNameLength"),
+    ("MAX_TOPIC_LENGTH", "kMaxTopicLength"),
+    ("MAX_SEGMENT_NAME_LENGTH", "kMaxSegmentNameLength"),
+    ("MAX_GROUP_ID_LENGTH", "kMaxGroupIdLength"),
 ])
-def test_a_limit_is_the_one_of_the_cpp_side(python_name, path, cpp_name):
-    assert getattr(limits, python_name) == cpp_constant(path, cpp_name)
+def test_a_limit_is_the_one_of_the_cpp_side(python_name, cpp_name):
+    assert getattr(limits, python_name) == cpp_constant(LIMITS_H, cpp_name)
 
 
 def test_the_largest_slot_is_the_one_the_cpp_segment_checks():
-    bound = re.search(r"slot_size > \(1ull << (\d+)\) - (\d+)", LAYOUT_CC.read_text())
-    assert bound, f"{LAYOUT_CC} no longer bounds slot_size as (1ull << N) - M"
-    assert limits.MAX_SLOT_SIZE == (1 << int(bound[1])) - int(bound[2])
+    bound = re.search(r"kMaxSlotSize = \(uint64_t\{1\} << (\d+)\) - kSlotAlignment;",
+                      LIMITS_H.read_text())
+    assert bound, f"{LIMITS_H} no longer bounds a slot as (1 << N) - kSlotAlignment"
+    alignment = cpp_constant(LIMITS_H, "kSlotAlignment")
+    assert limits.MAX_SLOT_SIZE == (1 << int(bound[1])) - alignment
 
 
 def test_the_name_alphabet_is_the_one_the_daemon_checks():
-    refusal = re.search(r'"only \[([^\]]+)\] is allowed"', WIRE_CC.read_text())
-    assert refusal, f"{WIRE_CC} no longer names its alphabet in its refusal"
-    assert limits.NAME_ALPHABET == refusal[1]
+    alphabet = re.search(r'kNameAlphabet = "([^"]+)";', LIMITS_H.read_text())
+    assert alphabet, f"{LIMITS_H} no longer defines kNameAlphabet"
+    assert limits.NAME_ALPHABET == alphabet[1]
     allowed = {chr(c) for c in range(128) if limits.NAME.match(chr(c))}
     assert allowed == set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -50,12 +51,21 @@ Result<ListenAddress> Address(std::string_view key, std::string_view text) {
   return address;
 }
 
-Result<std::chrono::milliseconds> Millis(std::string_view key, std::string_view text,
-                                         int64_t minimum) {
-  Result<int64_t> ms = ParseNumber<int64_t>(key, text);
+// A number of milliseconds no less than the setting's minimum.
+Result<std::chrono::milliseconds> Millis(const DaemonSetting& setting, std::string_view text) {
+  Result<int64_t> ms = ParseNumber<int64_t>(setting.key, text);
   if (!ms.ok()) return ms.status();
-  if (*ms < minimum) return Bad(key, text, "must be at least " + std::to_string(minimum));
+  if (*ms < *setting.minimum) {
+    return Bad(setting.key, text, "must be at least " + std::to_string(*setting.minimum));
+  }
   return std::chrono::milliseconds(*ms);
+}
+
+template <typename T>
+Result<T> Positive(std::string_view key, std::string_view text) {
+  Result<T> number = ParseNumber<T>(key, text);
+  if (number.ok() && *number == 0) return Bad(key, text, "must be positive");
+  return number;
 }
 
 // A group name, or a gid that needs no name (a container's often has none).
@@ -96,100 +106,270 @@ Status CheckAccessGroup(std::string_view key, std::string_view text, gid_t gid) 
                  "user to the group, or name one of its groups");
 }
 
-// Applies one setting; returns an error naming the key when the value or the key is wrong.
-Status Apply(DaemonConfig& config, std::string_view key, std::string_view value) {
-  if (!key.starts_with("sluice.")) {
-    for (auto& [k, v] : config.kafka) {
-      if (k == key) {
-        v = value;
-        return Status::OK();
-      }
-    }
-    config.kafka.emplace_back(key, value);
-    return Status::OK();
-  }
-  if (key == "sluice.socket") {
-    // sun_path holds the path and its terminating NUL.
-    if (value.empty() || value.size() >= sizeof(sockaddr_un{}.sun_path)) {
-      return Bad(key, value, "must be a path of 1 to 107 bytes");
-    }
-    config.socket_path = value;
-  } else if (key == "sluice.metrics.listen") {
-    if (value == "off") {
-      config.metrics.enabled = false;
+// A librdkafka property: passed through untouched, the last value given winning.
+Status SetLibrdkafkaProperty(DaemonConfig& config, std::string_view key, std::string_view value) {
+  for (auto& [k, v] : config.kafka) {
+    if (k == key) {
+      v = value;
       return Status::OK();
     }
-    Result<ListenAddress> address = Address(key, value);
-    if (!address.ok()) return address.status();
-    config.metrics = *address;
-  } else if (key == "sluice.segment.dir") {
-    if (!value.starts_with("/")) return Bad(key, value, "must be an absolute path");
-    config.segment_dir = value;
-  } else if (key == "sluice.segment.max.total.bytes") {
-    Result<uint64_t> bytes = ParseNumber<uint64_t>(key, value);
-    if (!bytes.ok()) return bytes.status();
-    if (*bytes == 0) return Bad(key, value, "must be positive");
-    config.segment_max_total_bytes = *bytes;
-  } else if (key == "sluice.allowed.uids") {
-    Result<std::vector<uid_t>> uids = NumberList<uid_t>(key, value);
-    if (!uids.ok()) return uids.status();
-    config.allowed_uids = *uids;
-  } else if (key == "sluice.allowed.gids") {
-    Result<std::vector<gid_t>> gids = NumberList<gid_t>(key, value);
-    if (!gids.ok()) return gids.status();
-    config.allowed_gids = *gids;
-  } else if (key == "sluice.allowed.topics") {
-    Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
-    if (!rules.ok()) return rules.status();
-    config.topic_acl = TopicAcl(rules.MoveValue());
-  } else if (key == "sluice.produce.topics") {
-    Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(key, value);
-    if (!rules.ok()) return rules.status();
-    config.produce_grants = rules.MoveValue();
-  } else if (key == "sluice.access.group") {
-    Result<gid_t> gid = Group(key, value);
-    if (!gid.ok()) return gid.status();
-    SLUICE_RETURN_NOT_OK(CheckAccessGroup(key, value, *gid));
-    config.access_group = *gid;
-  } else if (key == "sluice.liveness.timeout.ms") {
-    // The segment refuses liveness timeouts below 10 ms: heartbeats could not keep up.
-    Result<std::chrono::milliseconds> ms = Millis(key, value, 10);
-    if (!ms.ok()) return ms.status();
-    config.liveness_timeout = *ms;
-  } else if (key == "sluice.reorder.window.bytes") {
-    Result<uint64_t> bytes = ParseNumber<uint64_t>(key, value);
-    if (!bytes.ok()) return bytes.status();
-    if (*bytes == 0) return Bad(key, value, "must be positive");
-    config.reorder_window_bytes = *bytes;
-  } else if (key == "sluice.producers.max" || key == "sluice.producers.max.per.uid") {
-    Result<size_t> count = ParseNumber<size_t>(key, value);
-    if (!count.ok()) return count.status();
-    if (*count == 0) return Bad(key, value, "must be positive");
-    size_t& limit =
-        key == "sluice.producers.max" ? config.producers_max : config.producers_max_per_uid;
-    limit = *count;
-  } else if (key == "sluice.pause.after.ms") {
-    Result<std::chrono::milliseconds> ms = Millis(key, value, 0);
-    if (!ms.ok()) return ms.status();
-    config.pause_after = *ms;
-  } else if (key == "sluice.gap.timeout.ms") {
-    Result<std::chrono::milliseconds> ms = Millis(key, value, 1);
-    if (!ms.ok()) return ms.status();
-    config.gap_timeout = *ms;
-  } else if (key == "sluice.dead.letter.topic") {
-    if (value.empty()) return Bad(key, value, "must not be empty");
-    config.dead_letter_topic = std::string(value);
-  } else if (key == "sluice.fetch") {
-    if (value != "native" && value != "librdkafka") return Bad(key, value, "native or librdkafka");
-    config.native_fetch = value == "native";
-  } else if (key == "sluice.broker.id") {
-    Result<int32_t> id = ParseNumber<int32_t>(key, value);
-    if (!id.ok()) return id.status();
-    config.broker_id = *id;
-  } else {
-    return Bad(key, value, "unknown sluice setting");
   }
+  config.kafka.emplace_back(key, value);
   return Status::OK();
+}
+
+Status PassToLibrdkafka(const DaemonSetting& setting, std::string_view value,
+                        DaemonConfig& config) {
+  return SetLibrdkafkaProperty(config, setting.key, value);
+}
+
+// The table. A setting's row holds everything about it; docs/brokerd.md, "Configuration", says
+// more, and a test holds that page's table to this one.
+constexpr DaemonSetting kDaemonSettings[] = {
+    {.key = "bootstrap.servers",
+     .flag = "--bootstrap-servers",
+     .type = "librdkafka property",
+     .unset = "required",
+     .doc = "librdkafka's: the brokers to start from",
+     .apply = PassToLibrdkafka},
+    {.key = "sluice.socket",
+     .flag = "--socket",
+     .type = "path",
+     .unset = "required",
+     .bounds = "1 to 107 bytes",
+     .doc = "the control socket's path",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       // sun_path holds the path and its terminating NUL.
+       if (value.empty() || value.size() >= sizeof(sockaddr_un{}.sun_path)) {
+         return Bad(s.key, value, "must be a path of 1 to 107 bytes");
+       }
+       config.socket_path = value;
+       return Status::OK();
+     }},
+    {.key = "sluice.metrics.listen",
+     .flag = "--metrics",
+     .type = "HOST:PORT or off",
+     .default_value = "127.0.0.1:9464",
+     .bounds = "HOST an IP literal; PORT 0 picks a free one",
+     .doc = "where Prometheus text metrics are served, at /metrics",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       if (value == "off") {
+         config.metrics.enabled = false;
+         return Status::OK();
+       }
+       Result<ListenAddress> address = Address(s.key, value);
+       if (!address.ok()) return address.status();
+       config.metrics = *address;
+       return Status::OK();
+     }},
+    {.key = "sluice.segment.dir",
+     .type = "path",
+     .default_value = "/dev/shm",
+     .bounds = "absolute",
+     .doc = "where segments and their doorbells are created",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       if (!value.starts_with("/")) return Bad(s.key, value, "must be an absolute path");
+       config.segment_dir = value;
+       return Status::OK();
+     }},
+    {.key = "sluice.segment.max.total.bytes",
+     .type = "bytes",
+     .default_value = "1073741824",
+     .bounds = "positive",
+     .doc = "the slot bytes of all segments together",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<uint64_t> bytes = Positive<uint64_t>(s.key, value);
+       if (!bytes.ok()) return bytes.status();
+       config.segment_max_total_bytes = *bytes;
+       return Status::OK();
+     }},
+    {.key = "sluice.allowed.uids",
+     .type = "uids, comma-separated",
+     .unset = "the daemon's own uid",
+     .doc = "peers that may connect and read every topic",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::vector<uid_t>> uids = NumberList<uid_t>(s.key, value);
+       if (!uids.ok()) return uids.status();
+       config.allowed_uids = *uids;
+       return Status::OK();
+     }},
+    {.key = "sluice.allowed.gids",
+     .type = "gids, comma-separated",
+     .unset = "none",
+     .doc = "groups whose members may connect and read every topic",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::vector<gid_t>> gids = NumberList<gid_t>(s.key, value);
+       if (!gids.ok()) return gids.status();
+       config.allowed_gids = *gids;
+       return Status::OK();
+     }},
+    {.key = "sluice.allowed.topics",
+     .type = "topic rules",
+     .unset = "none",
+     .bounds = "uid=N:PATTERN[,PATTERN]... or gid=N:..., separated by ;",
+     .doc = "rules granting a uid or gid some topics to read",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(s.key, value);
+       if (!rules.ok()) return rules.status();
+       config.topic_acl = TopicAcl(rules.MoveValue());
+       return Status::OK();
+     }},
+    {.key = "sluice.produce.topics",
+     .type = "topic rules",
+     .unset = "the daemon's own uid, every topic, while none of the three settings above is set",
+     .bounds = "as sluice.allowed.topics",
+     .doc = "rules granting a uid or gid some topics to produce to",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::vector<TopicGrant>> rules = TopicAcl::ParseRules(s.key, value);
+       if (!rules.ok()) return rules.status();
+       config.produce_grants = rules.MoveValue();
+       return Status::OK();
+     }},
+    {.key = "sluice.access.group",
+     .type = "group name or gid",
+     .unset = "none",
+     .bounds = "a group the daemon is a member of, unless it is root",
+     .doc = "the group whose members may open the socket and the segments too",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<gid_t> gid = Group(s.key, value);
+       if (!gid.ok()) return gid.status();
+       SLUICE_RETURN_NOT_OK(CheckAccessGroup(s.key, value, *gid));
+       config.access_group = *gid;
+       return Status::OK();
+     }},
+    // The segment refuses liveness timeouts below 10 ms: heartbeats could not keep up.
+    {.key = "sluice.liveness.timeout.ms",
+     .type = "milliseconds",
+     .default_value = "5000",
+     .minimum = 10,
+     .doc = "a reader silent this long is dead",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::chrono::milliseconds> ms = Millis(s, value);
+       if (!ms.ok()) return ms.status();
+       config.liveness_timeout = *ms;
+       return Status::OK();
+     }},
+    {.key = "sluice.reorder.window.bytes",
+     .type = "bytes",
+     .default_value = "67108864",
+     .bounds = "positive",
+     .doc = "CHUNK_STREAMS: bytes held across all streams while waiting for a missing seq",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<uint64_t> bytes = Positive<uint64_t>(s.key, value);
+       if (!bytes.ok()) return bytes.status();
+       config.reorder_window_bytes = *bytes;
+       return Status::OK();
+     }},
+    {.key = "sluice.producers.max",
+     .type = "count",
+     .default_value = "256",
+     .bounds = "positive",
+     .doc = "local producers of all peers together",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<size_t> count = Positive<size_t>(s.key, value);
+       if (!count.ok()) return count.status();
+       config.producers_max = *count;
+       return Status::OK();
+     }},
+    {.key = "sluice.producers.max.per.uid",
+     .type = "count",
+     .default_value = "128",
+     .bounds = "positive",
+     .doc = "local producers of one peer uid, over all its connections",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<size_t> count = Positive<size_t>(s.key, value);
+       if (!count.ok()) return count.status();
+       config.producers_max_per_uid = *count;
+       return Status::OK();
+     }},
+    {.key = "sluice.pause.after.ms",
+     .type = "milliseconds",
+     .default_value = "100",
+     .minimum = 0,
+     .doc = "how long the readers may hold every slot before their partitions are paused",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::chrono::milliseconds> ms = Millis(s, value);
+       if (!ms.ok()) return ms.status();
+       config.pause_after = *ms;
+       return Status::OK();
+     }},
+    {.key = "sluice.gap.timeout.ms",
+     .type = "milliseconds",
+     .default_value = "30000",
+     .minimum = 1,
+     .doc = "CHUNK_STREAMS: a missing seq is reported after this long",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<std::chrono::milliseconds> ms = Millis(s, value);
+       if (!ms.ok()) return ms.status();
+       config.gap_timeout = *ms;
+       return Status::OK();
+     }},
+    {.key = "sluice.dead.letter.topic",
+     .type = "topic",
+     .unset = "none",
+     .bounds = "not empty",
+     .doc = "where malformed chunk records go; without it they are counted and logged",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       if (value.empty()) return Bad(s.key, value, "must not be empty");
+       config.dead_letter_topic = std::string(value);
+       return Status::OK();
+     }},
+    {.key = "sluice.broker.id",
+     .type = "int32",
+     .unset = "none",
+     .doc = "the colocated broker's id, for the partitions whose leader is on this host",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       Result<int32_t> id = ParseNumber<int32_t>(s.key, value);
+       if (!id.ok()) return id.status();
+       config.broker_id = *id;
+       return Status::OK();
+     }},
+    {.key = "client.rack",
+     .type = "librdkafka property",
+     .unset = "none",
+     .doc = "librdkafka's: the daemon's rack, which its native Fetch requests name",
+     .apply = PassToLibrdkafka},
+    {.key = "sluice.fetch",
+     .type = "native or librdkafka",
+     .default_value = "native",
+     .doc = "how RECORDS subscriptions fetch",
+     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
+       if (value != "native" && value != "librdkafka") {
+         return Bad(s.key, value, "native or librdkafka");
+       }
+       config.native_fetch = value == "native";
+       return Status::OK();
+     }},
+};
+
+const DaemonSetting* FindSetting(std::string_view key) {
+  const auto found = std::ranges::find(kDaemonSettings, key, &DaemonSetting::key);
+  return found == std::end(kDaemonSettings) ? nullptr : found;
+}
+
+// The setting a flag sets, if any.
+const DaemonSetting* FindFlag(std::string_view flag) {
+  if (flag.empty()) return nullptr;
+  const auto found = std::ranges::find(kDaemonSettings, flag, &DaemonSetting::flag);
+  return found == std::end(kDaemonSettings) ? nullptr : found;
+}
+
+// A configuration being parsed, and the keys given so far, whichever way.
+struct Parsing {
+  DaemonConfig config;
+  std::vector<std::string> given;
+};
+
+// Applies one setting; returns an error naming the key when the value or the key is wrong. Keys
+// outside the table pass to librdkafka unless they claim to be the daemon's.
+Status Apply(Parsing& parsing, std::string_view key, std::string_view value) {
+  parsing.given.emplace_back(key);
+  DaemonConfig& config = parsing.config;
+  if (const DaemonSetting* setting = FindSetting(key)) {
+    return setting->apply(*setting, value, config);
+  }
+  if (key.starts_with("sluice.")) return Bad(key, value, "unknown sluice setting");
+  return SetLibrdkafkaProperty(config, key, value);
 }
 
 std::string_view Trim(std::string_view text) {
@@ -198,15 +378,15 @@ std::string_view Trim(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
-Status ApplyLine(DaemonConfig& config, std::string_view line) {
+Status ApplyLine(Parsing& parsing, std::string_view line) {
   const size_t equals = line.find('=');
   if (equals == std::string_view::npos || equals == 0) {
     return Status::InvalidArgument("expected key=value, got \"" + std::string(line) + "\"");
   }
-  return Apply(config, Trim(line.substr(0, equals)), Trim(line.substr(equals + 1)));
+  return Apply(parsing, Trim(line.substr(0, equals)), Trim(line.substr(equals + 1)));
 }
 
-Status ApplyFile(DaemonConfig& config, const std::string& path, std::string_view text) {
+Status ApplyFile(Parsing& parsing, const std::string& path, std::string_view text) {
   size_t number = 0;
   while (!text.empty()) {
     ++number;
@@ -214,7 +394,7 @@ Status ApplyFile(DaemonConfig& config, const std::string& path, std::string_view
     const std::string_view line = Trim(text.substr(0, newline));
     text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
     if (line.empty() || line.front() == '#') continue;
-    Status status = ApplyLine(config, line);
+    Status status = ApplyLine(parsing, line);
     if (!status.ok()) {
       return Status::InvalidArgument(path + ":" + std::to_string(number) + ": " + status.message());
     }
@@ -274,6 +454,33 @@ Status Authorize(DaemonConfig& config) {
 
 }  // namespace
 
+DaemonConfig::DaemonConfig() {
+  for (const DaemonSetting& setting : kDaemonSettings) {
+    if (setting.default_value.empty()) continue;
+    const Status applied = setting.apply(setting, setting.default_value, *this);
+    // A default its own setting refuses is a mistake in the table, which the tests catch
+    // (DaemonSettingsTest.EveryDefaultIsAValueItsSettingAccepts); never a user's input.
+    if (!applied.ok()) std::abort();
+  }
+}
+
+std::span<const DaemonSetting> DaemonSettings() { return kDaemonSettings; }
+
+std::string FormatDaemonSettings() {
+  std::string text = "key\tflag\ttype\tdefault\tbounds\tdoc\n";
+  for (const DaemonSetting& s : kDaemonSettings) {
+    const std::string bounds =
+        s.minimum ? "at least " + std::to_string(*s.minimum) : std::string(s.bounds);
+    const std::string_view default_text = s.default_value.empty() ? s.unset : s.default_value;
+    for (const std::string_view column :
+         {s.key, s.flag, s.type, default_text, std::string_view(bounds), s.doc}) {
+      text += column;
+      text += column == s.doc ? '\n' : '\t';
+    }
+  }
+  return text;
+}
+
 Result<DaemonConfig> ParseDaemonConfig(
     std::span<const std::string_view> args,
     const std::function<Result<std::string>(const std::string&)>& read_file) {
@@ -286,12 +493,8 @@ Result<DaemonConfig> ParseDaemonConfig(
     const std::string_view value = args[++i];
     if (flag == "--config") {
       file = std::string(value);
-    } else if (flag == "--bootstrap-servers") {
-      flags.emplace_back("bootstrap.servers", value);
-    } else if (flag == "--socket") {
-      flags.emplace_back("sluice.socket", value);
-    } else if (flag == "--metrics") {
-      flags.emplace_back("sluice.metrics.listen", value);
+    } else if (const DaemonSetting* setting = FindFlag(flag)) {
+      flags.emplace_back(setting->key, value);
     } else if (flag == "-X") {
       const size_t equals = value.find('=');
       if (equals == std::string_view::npos || equals == 0) {
@@ -304,29 +507,24 @@ Result<DaemonConfig> ParseDaemonConfig(
     }
   }
 
-  DaemonConfig config;
+  Parsing parsing;
   if (file) {
     Result<std::string> text = read_file(*file);
     if (!text.ok()) return text.status();
-    Status status = ApplyFile(config, *file, *text);
-    if (!status.ok()) return status;
+    SLUICE_RETURN_NOT_OK(ApplyFile(parsing, *file, *text));
   }
   for (const auto& [key, value] : flags) {
-    Status status = Apply(config, key, value);
-    if (!status.ok()) return status;
+    SLUICE_RETURN_NOT_OK(Apply(parsing, key, value));
   }
-
-  const bool has_bootstrap =
-      std::any_of(config.kafka.begin(), config.kafka.end(),
-                  [](const auto& kv) { return kv.first == "bootstrap.servers"; });
-  if (!has_bootstrap) {
-    return Status::InvalidArgument("bootstrap.servers: missing (--bootstrap-servers)");
+  for (const DaemonSetting& setting : kDaemonSettings) {
+    if (setting.required() &&
+        std::ranges::find(parsing.given, setting.key) == parsing.given.end()) {
+      return Status::InvalidArgument(std::string(setting.key) + ": missing (" +
+                                     std::string(setting.flag) + ")");
+    }
   }
-  if (config.socket_path.empty()) {
-    return Status::InvalidArgument("sluice.socket: missing (--socket)");
-  }
-  SLUICE_RETURN_NOT_OK(Authorize(config));
-  return config;
+  SLUICE_RETURN_NOT_OK(Authorize(parsing.config));
+  return std::move(parsing.config);
 }
 
 }  // namespace sluice::brokerd

@@ -29,13 +29,17 @@ struct ListenAddress {
   bool enabled = true;
 };
 
+// The parsed configuration. Its defaults are the settings table's (kDaemonSettings), applied by
+// the constructor, so that a default is written once, beside the setting's parsing and doc.
 struct DaemonConfig {
-  std::string socket_path;                   // sluice.socket / --socket
-  ListenAddress metrics{"127.0.0.1", 9464};  // sluice.metrics.listen / --metrics; `off`
-  std::string segment_dir = "/dev/shm";      // sluice.segment.dir
+  DaemonConfig();
+
+  std::string socket_path;  // sluice.socket / --socket
+  ListenAddress metrics;    // sluice.metrics.listen / --metrics; `off`
+  std::string segment_dir;  // sluice.segment.dir
   // Shared memory is RAM: the slot bytes of all segments together may not exceed this, so that
   // readers cannot take the host's memory (docs/brokerd.md, "Configuration").
-  uint64_t segment_max_total_bytes = 1ull << 30;  // sluice.segment.max.total.bytes
+  uint64_t segment_max_total_bytes{};  // sluice.segment.max.total.bytes
   // Peers allowed on the socket (SO_PEERCRED) and the topics they may read, one model
   // (docs/brokerd.md, "Security model"): a peer connects when a grant of `topic_acl` names its
   // uid or gid, and reads the topics those grants match. sluice.allowed.uids / gids grant every
@@ -56,29 +60,59 @@ struct DaemonConfig {
   // model"): the socket 0660, the folders the daemon creates for it 0710, segments and doorbells
   // 0660, all that group's. None: the daemon's uid alone (0600, 0700). The daemon must be a
   // member of it, or root, which parsing checks.
-  std::optional<gid_t> access_group;                 // sluice.access.group: a name or a gid
-  std::chrono::milliseconds liveness_timeout{5000};  // sluice.liveness.timeout.ms
-  uint64_t reorder_window_bytes = 64ull << 20;       // sluice.reorder.window.bytes
+  std::optional<gid_t> access_group;             // sluice.access.group: a name or a gid
+  std::chrono::milliseconds liveness_timeout{};  // sluice.liveness.timeout.ms
+  uint64_t reorder_window_bytes{};               // sluice.reorder.window.bytes
   // Local producers (docs/brokerd.md, "Local producers"): each holds a thread, a mapping and a
   // lane of the daemon's, so a peer's PRODUCEs are bounded as its SUBSCRIBEs are.
-  size_t producers_max = 256;                    // sluice.producers.max: in all
-  size_t producers_max_per_uid = 128;            // sluice.producers.max.per.uid: of one peer uid
-  std::chrono::milliseconds gap_timeout{30000};  // sluice.gap.timeout.ms
+  size_t producers_max{};                   // sluice.producers.max: in all
+  size_t producers_max_per_uid{};           // sluice.producers.max.per.uid: of one peer uid
+  std::chrono::milliseconds gap_timeout{};  // sluice.gap.timeout.ms
   // How long every slot may stay held before the partitions are paused; until then librdkafka's
   // bounded prefetch queue absorbs the stall, since a resume costs a refetch.
-  std::chrono::milliseconds pause_after{100};    // sluice.pause.after.ms
+  std::chrono::milliseconds pause_after{};       // sluice.pause.after.ms
   std::optional<std::string> dead_letter_topic;  // sluice.dead.letter.topic
   std::optional<int32_t> broker_id;              // sluice.broker.id: which partitions are local
   // RECORDS subscriptions fetch natively (docs/brokerd.md, "Native fetch path") unless this is
   // false or the connection is not plaintext; CHUNK_STREAMS ones always go through librdkafka.
-  bool native_fetch = true;  // sluice.fetch: native | librdkafka
+  bool native_fetch{};  // sluice.fetch: native | librdkafka
   // librdkafka properties in the order given; bootstrap.servers is among them.
   std::vector<std::pair<std::string, std::string>> kafka;
 };
 
+// One setting the daemon knows: a row of the table that parsing, `--list-settings` and the test
+// of docs/brokerd.md's "Configuration" table all read.
+struct DaemonSetting {
+  std::string_view key{};
+  std::string_view flag{};  // the command-line flag that sets it too; empty: -X or the file only
+  std::string_view type{};  // what a value is, in words
+  // A value the setting accepts, which DaemonConfig starts from; empty: none, and `unset` says
+  // what holds without one.
+  std::string_view default_value{};
+  std::string_view unset{};
+  std::optional<int64_t> minimum{};  // a number's least value
+  std::string_view bounds{};         // what else a value must be, in words
+  std::string_view doc{};            // one line; docs/brokerd.md says the rest
+  // Sets `config` from `value`, or returns an error naming the key and quoting the value.
+  Status (*apply)(const DaemonSetting& setting, std::string_view value,
+                  DaemonConfig& config) = nullptr;
+
+  bool required() const { return unset == "required"; }
+};
+
+// Every setting, in docs/brokerd.md's order. Keys not in it that start with `sluice.` are
+// refused; every other key is a librdkafka property and passes through, as the two librdkafka
+// properties listed here (which the daemon needs or reads itself) do.
+std::span<const DaemonSetting> DaemonSettings();
+
+// The table as `sluice-brokerd --list-settings` prints it: a header line, then one line a
+// setting, its columns separated by tabs.
+std::string FormatDaemonSettings();
+
 inline constexpr std::string_view kDaemonUsage =
     "usage: sluice-brokerd --bootstrap-servers HOST:PORT --socket PATH [--config FILE]\n"
     "                      [--metrics HOST:PORT] [-X key=value]...\n"
+    "       sluice-brokerd --list-settings\n"
     "  -X sets a sluice.* setting or any librdkafka property; see docs/brokerd.md";
 
 // A whole decimal number of type T; an error naming `key` and quoting `text` otherwise. Shared

@@ -35,6 +35,10 @@ int Run(int argc, char** argv) {
     std::cout << kDaemonUsage << "\n";
     return 0;
   }
+  if (args.size() == 1 && args[0] == "--list-settings") {
+    std::cout << FormatDaemonSettings();
+    return 0;
+  }
   Result<DaemonConfig> config = ParseDaemonConfig(args, ReadFile);
   if (!config.ok()) {
     std::cerr << "sluice-brokerd: " << config.status().message() << "\n" << kDaemonUsage << "\n";

@@ -210,11 +210,15 @@ void Subscription::Run() {
       return;
     }
     Report();
-    Commit(false);
+    const Status committed = Commit(false);
     if (!status.ok()) {
       Fail(status.code() == StatusCode::kTooLarge ? protocol::ErrorCode::kRecordTooLarge
                                                   : protocol::ErrorCode::kInternal,
            status.message());
+      return;
+    }
+    if (!committed.ok()) {
+      Fail(protocol::ErrorCode::kInternal, committed.message());
       return;
     }
   }
@@ -274,11 +278,13 @@ Status Subscription::SetProcessedThrough(uint64_t object_id) {
   return Status::OK();
 }
 
-void Subscription::Commit(bool wait) {
+Status Subscription::Commit(bool wait) {
   const uint64_t through = processed_through_.load();
-  if (session_.group_id().empty() || through == kNothingProcessed) return;
+  if (session_.group_id().empty() || through == kNothingProcessed) return Status::OK();
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<PartitionOffset> committable,
+                          pump_->TakeCommittable(through));
   std::vector<std::pair<int32_t, int64_t>> offsets;
-  for (const PartitionOffset& po : pump_->TakeCommittable(through)) {
+  for (const PartitionOffset& po : committable) {
     offsets.emplace_back(po.partition, po.offset);
   }
   const Status status = session_.Commit(plan_.topic, offsets, wait);
@@ -286,6 +292,7 @@ void Subscription::Commit(bool wait) {
     Log(LogLevel::kWarn, "commit_failed",
         {{"subscription", std::to_string(plan_.id)}, {"error", status.message()}});
   }
+  return Status::OK();
 }
 
 void Subscription::Fail(protocol::ErrorCode code, const std::string& message) {
@@ -326,8 +333,13 @@ void Subscription::Close() {
     Report();
     // Dead letters queued so far are waited for, so that their offsets can be committed.
     if (dead_letters_ != nullptr) dead_letters_->Flush(std::chrono::milliseconds(5000));
-    if (sequencer_ != nullptr) sequencer_->SettleDeadLetters();
-    Commit(true);
+    Status committed = sequencer_ != nullptr ? sequencer_->SettleDeadLetters() : Status::OK();
+    if (committed.ok()) committed = Commit(true);
+    // The subscription ends anyway; what the tracker could not vouch for stays uncommitted.
+    if (!committed.ok()) {
+      Log(LogLevel::kError, "commit_failed",
+          {{"subscription", std::to_string(plan_.id)}, {"error", committed.message()}});
+    }
   }
   if (native_source_ != nullptr) {
     session_.Unclaim(plan_.topic, partitions_);

@@ -97,7 +97,9 @@ class Subscription {
   void Run();
   void Fail(protocol::ErrorCode code, const std::string& message);
   void AddGap(const StreamGap& gap);
-  void Commit(bool wait);
+  // Commits what the readers released. A failed commit is logged and tried again next round; an
+  // error of the commit tracker's is returned, and ends the subscription.
+  Status Commit(bool wait);
   void Report();
 
   static constexpr uint64_t kNothingProcessed = UINT64_MAX;

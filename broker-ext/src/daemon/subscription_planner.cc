@@ -39,19 +39,19 @@ std::optional<SubscribeRefusal> SubscriptionPlanner::Admit(const protocol::Subsc
   // slot_count and slot_size are within the format's bounds (docs/formats.md, SUBSCRIBE), so
   // their product does not wrap.
   const uint64_t asked = uint64_t{request.slot_count} * request.slot_size;
-  if (asked > kMaxSegmentBytes) {
+  if (asked > limits::kMaxSegmentBytes) {
     return Refuse(ErrorCode::kBadRequest, "slot_count × slot_size = " + std::to_string(asked) +
                                               " bytes: the daemon allows at most " +
-                                              std::to_string(kMaxSegmentBytes));
+                                              std::to_string(limits::kMaxSegmentBytes));
   }
   if (request.local_leaders && !config_.broker_id.has_value()) {
     return Refuse(ErrorCode::kBadRequest,
                   "flags = LOCAL_LEADERS: sluice.broker.id is not configured");
   }
-  if (load.subscriptions >= kMaxSubscriptions) {
-    return Refuse(
-        ErrorCode::kSubscriptionLimit,
-        "the daemon holds " + std::to_string(kMaxSubscriptions) + " subscriptions, its limit");
+  if (load.subscriptions >= limits::kMaxSubscriptions) {
+    return Refuse(ErrorCode::kSubscriptionLimit, "the daemon holds " +
+                                                     std::to_string(limits::kMaxSubscriptions) +
+                                                     " subscriptions, its limit");
   }
   // Every segment's memory is reserved when it is made (docs/formats.md, "File layout"), so the
   // total is what the segments take of the host's RAM, whatever the readers do with them.

@@ -25,6 +25,7 @@
 #include "daemon/subscription.h"
 #include "ingest/fetch_session.h"
 #include "protocol/messages.h"
+#include "sluice/limits.h"
 #include "sluice/status.h"
 
 namespace sluice::brokerd {
@@ -59,17 +60,13 @@ class PartitionDirectory {
 
 class SubscriptionPlanner {
  public:
-  // The subscriptions a daemon holds at most.
-  static constexpr size_t kMaxSubscriptions = 256;
-  // Shared memory is RAM: one subscription may not ask for more than this.
-  static constexpr uint64_t kMaxSegmentBytes = 4ull << 30;
-
   explicit SubscriptionPlanner(const DaemonConfig& config) : config_(config) {}
 
   // The request against the daemon's limits, without asking Kafka: BAD_REQUEST for a reorder
-  // window above sluice.reorder.window.bytes, a segment above kMaxSegmentBytes, or LOCAL_LEADERS
-  // without sluice.broker.id; SUBSCRIPTION_LIMIT at kMaxSubscriptions, or when the segment does
-  // not fit in what sluice.segment.max.total.bytes leaves beside `load`. Nothing: admitted.
+  // window above sluice.reorder.window.bytes, a segment above limits::kMaxSegmentBytes, or
+  // LOCAL_LEADERS without sluice.broker.id; SUBSCRIPTION_LIMIT at limits::kMaxSubscriptions, or
+  // when the segment does not fit in what sluice.segment.max.total.bytes leaves beside `load`.
+  // Nothing: admitted.
   std::optional<SubscribeRefusal> Admit(const protocol::Subscribe& request,
                                         const DaemonLoad& load) const;
 

@@ -3,18 +3,15 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sluice/limits.h"
+
 namespace sluice::brokerd {
 namespace {
 
-// Kafka's own limits on a topic name (org.apache.kafka.common.internals.Topic): ASCII letters,
-// digits, '.', '_' and '-', at most 249 of them, and neither "." nor "..". A pattern that no
-// topic could match is a mistake in the configuration, not a rule.
-constexpr size_t kMaxTopicLength = 249;
-
-bool TopicCharacter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-';
-}
+// Kafka's own limits on a topic name (org.apache.kafka.common.internals.Topic), which are the
+// names' (sluice/limits.h): ASCII letters, digits, '.', '_' and '-', at most 249 of them, and
+// neither "." nor "..". A pattern that no topic could match is a mistake in the configuration,
+// not a rule.
 
 std::string_view Trim(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t");
@@ -39,12 +36,12 @@ Result<TopicPattern> ParsePattern(std::string_view text) {
   if (pattern.prefix) text.remove_suffix(1);
   pattern.name = std::string(text);
   if (text.empty() && !pattern.prefix) return Status::InvalidArgument("an empty topic pattern");
-  if (text.size() > kMaxTopicLength) {
+  if (text.size() > limits::kMaxTopicLength) {
     return Status::InvalidArgument("topic pattern \"" + pattern.ToString() + "\" is longer than " +
-                                   std::to_string(kMaxTopicLength) +
+                                   std::to_string(limits::kMaxTopicLength) +
                                    " characters, which no topic is");
   }
-  if (!std::ranges::all_of(text, TopicCharacter)) {
+  if (!std::ranges::all_of(text, limits::IsNameCharacter)) {
     return Status::InvalidArgument(
         "topic pattern \"" + pattern.ToString() +
         "\": a topic name has only letters, digits, '.', '_' and '-', and '*' goes only at the "

@@ -15,6 +15,8 @@
 #include <span>
 #include <vector>
 
+#include "sluice/status.h"
+
 namespace sluice::brokerd {
 
 struct OffsetRange {
@@ -29,16 +31,19 @@ struct PartitionOffset {
   bool operator==(const PartitionOffset&) const = default;
 };
 
+// A call out of that order (a range taken twice or settled untaken, an object id that does not
+// increase) is refused with kInvalidState: a bug of the caller's, which ends the subscription
+// with that error rather than committing an offset the tracker can no longer vouch for.
 class CommitTracker {
  public:
-  void Take(const OffsetRange& range);
-  void Settle(const OffsetRange& range);
+  Status Take(const OffsetRange& range);
+  Status Settle(const OffsetRange& range);
 
   // Objects: `object_id` holds these taken ranges; ids increase from one call to the next.
-  void Published(uint64_t object_id, std::span<const OffsetRange> ranges);
+  Status Published(uint64_t object_id, std::span<const OffsetRange> ranges);
   // Readers release objects through a watermark: every object up to `object_id` settles. A
   // watermark below an earlier one changes nothing.
-  void ReleasedThrough(uint64_t object_id);
+  Status ReleasedThrough(uint64_t object_id);
 
   // The partitions whose committable offset moved since the last call, with that offset.
   std::vector<PartitionOffset> TakeCommittable();

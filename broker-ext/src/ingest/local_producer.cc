@@ -22,6 +22,7 @@
 #include "ingest/producer_object.h"
 #include "protocol/wire.h"
 #include "sluice/layout.h"
+#include "sluice/limits.h"
 #include "sluice/liveness.h"
 #include "sluice/schemas.h"
 #include "sluice/segment_image.h"
@@ -133,13 +134,15 @@ Result<std::string> NameIn(std::string_view folder, std::string_view path) {
   const auto refuse = [&] {
     return Status::InvalidArgument("a producer's segment must be named by the segment folder " +
                                    std::string(folder) +
-                                   " (sluice.segment.dir), a slash and a name of [A-Za-z0-9._-]");
+                                   " (sluice.segment.dir), a slash and a name of [" +
+                                   std::string(limits::kNameAlphabet) + "]");
   };
   if (!path.starts_with(folder) || path.size() <= folder.size() || path[folder.size()] != '/') {
     return refuse();
   }
   const std::string_view name = path.substr(folder.size() + 1);
-  if (name == "." || name == ".." || !protocol::CheckName("name", name, 1, NAME_MAX).ok()) {
+  if (name == "." || name == ".." ||
+      !protocol::CheckName("name", name, 1, limits::kMaxSegmentNameLength).ok()) {
     return refuse();
   }
   return std::string(name);

@@ -174,9 +174,9 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   if (!takes_offsets_) {
     std::sort(pending_ranges_.begin(), pending_ranges_.end(),
               [](const OffsetRange& a, const OffsetRange& b) { return a.partition < b.partition; });
-    for (const OffsetRange& range : pending_ranges_) tracker_.Take(range);
+    for (const OffsetRange& range : pending_ranges_) SLUICE_RETURN_NOT_OK(tracker_.Take(range));
   }
-  tracker_.Published(*id, pending_ranges_);
+  SLUICE_RETURN_NOT_OK(tracker_.Published(*id, pending_ranges_));
   stats_.records += pending_count_;
   stats_.bytes += pending_bytes_;
   ++stats_.objects;
@@ -189,10 +189,10 @@ Status ObjectPump::Flush(Clock::time_point deadline) {
   return Status::OK();
 }
 
-std::vector<PartitionOffset> ObjectPump::TakeCommittable(uint64_t processed_through) {
+Result<std::vector<PartitionOffset>> ObjectPump::TakeCommittable(uint64_t processed_through) {
   const uint64_t released_below = writer_.ReleasedBelow();
   if (released_below > 0) {
-    tracker_.ReleasedThrough(std::min(released_below - 1, processed_through));
+    SLUICE_RETURN_NOT_OK(tracker_.ReleasedThrough(std::min(released_below - 1, processed_through)));
   }
   return tracker_.TakeCommittable();
 }

@@ -58,7 +58,7 @@ class ObjectPump {
   // The offsets whose records are in objects up to `processed_through` (the reader's RELEASE
   // watermark) that the readers have all released, where they moved since the last call; commit
   // them with rd_kafka_commit.
-  std::vector<PartitionOffset> TakeCommittable(uint64_t processed_through);
+  Result<std::vector<PartitionOffset>> TakeCommittable(uint64_t processed_through);
 
   bool paused() const { return pauses_.slots_full(); }
   const PumpStats& stats() const { return stats_; }

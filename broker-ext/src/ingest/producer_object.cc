@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "protocol/wire.h"
+#include "sluice/limits.h"
 #include "sluice/schemas.h"
 
 namespace sluice::brokerd {
@@ -42,7 +43,7 @@ Result<ProducerObject> ProducerObject::Check(const ObjectView& object) {
     for (const bool job : {true, false}) {
       const std::string field = (job ? "job[" : "stream[") + std::to_string(row) + "]";
       const Status name = protocol::CheckName(field, job ? checked.job(row) : checked.stream(row),
-                                              1, protocol::kMaxNameLength);
+                                              1, limits::kMaxNameLength);
       if (!name.ok()) return Malformed(object, "has a name that is none: " + name.message());
     }
   }

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "protocol/wire.h"
+#include "sluice/limits.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -68,8 +69,8 @@ Result<ChunkId> ParseChunkHeaders(std::span<const KafkaHeader> headers) {
   if (eos && *eos != "true") return Malformed(kEosHeader, Quote(*eos) + " is not \"true\"");
   // A job id and a stream name travel on into readers' file names, logs and metric labels: one
   // outside the names' alphabet is as malformed as a bad seq (docs/formats.md, "Chunk record").
-  SLUICE_RETURN_NOT_OK(protocol::CheckName(kJobHeader, *job, 1, protocol::kMaxNameLength));
-  SLUICE_RETURN_NOT_OK(protocol::CheckName(kStreamHeader, *stream, 1, protocol::kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(protocol::CheckName(kJobHeader, *job, 1, limits::kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(protocol::CheckName(kStreamHeader, *stream, 1, limits::kMaxNameLength));
   Result<uint64_t> parsed = ParseSeq(*seq);
   if (!parsed.ok()) return parsed.status();
   return ChunkId{std::string(*job), std::string(*stream), *parsed, eos.has_value()};

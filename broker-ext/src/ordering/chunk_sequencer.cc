@@ -23,13 +23,16 @@ ChunkSequencer::ChunkSequencer(MessageSource& upstream, CommitTracker& tracker,
   for (const auto& [key, next_seq] : options_.resume) reorderer_.Resume(key, next_seq);
 }
 
-void ChunkSequencer::SettleDeadLetters() {
-  if (dead_letters_ == nullptr) return;
-  for (const OffsetRange& range : dead_letters_->Delivered()) tracker_.Settle(range);
+Status ChunkSequencer::SettleDeadLetters() {
+  if (dead_letters_ == nullptr) return Status::OK();
+  for (const OffsetRange& range : dead_letters_->Delivered()) {
+    SLUICE_RETURN_NOT_OK(tracker_.Settle(range));
+  }
+  return Status::OK();
 }
 
 Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<ReadyMessage>& out) {
-  SettleDeadLetters();
+  SLUICE_RETURN_NOT_OK(SettleDeadLetters());
   SLUICE_RETURN_NOT_OK(RetryBlocked(out));
   SLUICE_ASSIGN_OR_RETURN(const bool took_local, TakeLocal(out));
   std::vector<ReadyMessage> incoming;
@@ -38,7 +41,7 @@ Status ChunkSequencer::Poll(std::chrono::milliseconds timeout, std::vector<Ready
       upstream_.Poll(took_local ? std::chrono::milliseconds(0) : timeout, incoming);
   for (ReadyMessage& ready : incoming) {
     const int32_t partition = ready.record.partition;
-    tracker_.Take({partition, ready.record.offset, ready.record.offset});
+    SLUICE_RETURN_NOT_OK(tracker_.Take({partition, ready.record.offset, ready.record.offset}));
     auto blocked = blocked_.find(partition);
     if (blocked != blocked_.end() && !blocked->second.empty()) {
       blocked->second.push_back(std::move(ready));
@@ -108,7 +111,7 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
   // On the heap: stays where it is while the message moves into the window or `out`.
   const ChunkId& id = *message.chunk;
   if (!options_.job_filter.empty() && id.job != options_.job_filter) {
-    Settle(message);
+    SLUICE_RETURN_NOT_OK(Settle(message));
     return true;
   }
   const uint64_t bytes = message.record.value_size() + kHeldChunkCostBytes;
@@ -139,7 +142,7 @@ Result<bool> ChunkSequencer::Admit(ReadyMessage& message, std::vector<ReadyMessa
       return true;
     case OfferOutcome::kDuplicate:
       counters_.duplicates.Add();
-      Settle(item);
+      SLUICE_RETURN_NOT_OK(Settle(item));
       return true;
     case OfferOutcome::kWindowFull:
       message = std::move(item);
@@ -164,17 +167,16 @@ Status ChunkSequencer::Reject(const ReadyMessage& message, const std::string& wh
        {"dead_letter_topic", dead_letters == nullptr ? "-" : dead_letters->topic()}});
   if (dead_letters == nullptr) {
     // Counted and logged is what "not silently" can mean without a dead-letter topic.
-    Settle(message);
-    return Status::OK();
+    return Settle(message);
   }
   counters_.dead_letters.Add();
   return dead_letters->Send(message.record, why + " (" + where + ")");
 }
 
-void ChunkSequencer::Settle(const ReadyMessage& message) {
-  if (message.local_producer != 0) return;
+Status ChunkSequencer::Settle(const ReadyMessage& message) {
+  if (message.local_producer != 0) return Status::OK();
   const ConsumedRecord& record = message.record;
-  tracker_.Settle({record.partition, record.offset, record.offset});
+  return tracker_.Settle({record.partition, record.offset, record.offset});
 }
 
 Result<bool> ChunkSequencer::AdmitWaiting(std::deque<ReadyMessage>& waiting,

@@ -76,7 +76,7 @@ class ChunkSequencer final : public MessageSource {
   bool takes_offsets() const override { return true; }
 
   // Settles the records whose dead letters the broker acknowledged.
-  void SettleDeadLetters();
+  Status SettleDeadLetters();
 
   // The window's count: held chunks' payload bytes, plus kHeldChunkCostBytes each.
   uint64_t held_bytes() const { return reorderer_.held_bytes(); }
@@ -90,7 +90,7 @@ class ChunkSequencer final : public MessageSource {
   Result<bool> Admit(ReadyMessage& message, std::vector<ReadyMessage>& out);
   Status Reject(const ReadyMessage& message, const std::string& why);
   // Settles a fetched record the sequencer is done with; a local chunk has nothing to settle.
-  void Settle(const ReadyMessage& message);
+  Status Settle(const ReadyMessage& message);
   // Admits waiting messages in order until one finds no room; true when none is left.
   Result<bool> AdmitWaiting(std::deque<ReadyMessage>& waiting, std::vector<ReadyMessage>& out);
   Status RetryBlocked(std::vector<ReadyMessage>& out);

@@ -17,15 +17,9 @@ constexpr size_t kPartitionStartSize = 16;
 // A stream start: next_seq, then job and stream of at least one byte each.
 constexpr size_t kMinStreamStartSize = 8 + 3 + 3;
 constexpr size_t kPartitionSize = 4;
-constexpr size_t kMaxTopicLength = 249;  // Kafka's own limit
-constexpr size_t kMaxGroupIdLength = 255;
-constexpr size_t kMaxSegmentNameLength = 255;
 constexpr size_t kMaxSchemaLength = 65536;
 constexpr size_t kMaxPathLength = 4095;  // PATH_MAX less its NUL
-constexpr uint64_t kSlotAlignment = 64;
-// The segment's own bound: one Java mapping holds at most 2^31 - 1 bytes.
-constexpr uint64_t kMaxSlotSize = (uint64_t{1} << 31) - kSlotAlignment;
-constexpr uint16_t kLastLane = layout::kMaxLanes - 1;
+constexpr uint16_t kLastLane = limits::kMaxLanes - 1;
 
 // Every enumeration of the protocol runs from 1 to its last value without gaps.
 template <typename Enum>
@@ -88,7 +82,7 @@ Status CheckSubscribeFlags(uint32_t flags, uint16_t version) {
 Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
   Subscribe m;
   SLUICE_ASSIGN_OR_RETURN(m.slot_count, in.U32("slot_count"));
-  if (m.slot_count < 1 || m.slot_count > layout::kMaxSlots) {
+  if (m.slot_count < 1 || m.slot_count > limits::kMaxSlots) {
     return FieldError("slot_count", m.slot_count, "expected 1 to 65536");
   }
   SLUICE_ASSIGN_OR_RETURN(const uint32_t flags, in.U32("flags"));
@@ -96,8 +90,8 @@ Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
   m.local_leaders = (flags & kLocalLeadersFlag) != 0;
   m.read_uncommitted = (flags & kReadUncommittedFlag) != 0;
   SLUICE_ASSIGN_OR_RETURN(m.slot_size, in.U64("slot_size"));
-  if (m.slot_size < layout::kMinSlotSize || m.slot_size > kMaxSlotSize ||
-      m.slot_size % kSlotAlignment != 0) {
+  if (m.slot_size < limits::kMinSlotSize || m.slot_size > limits::kMaxSlotSize ||
+      m.slot_size % limits::kSlotAlignment != 0) {
     return FieldError("slot_size", m.slot_size, "expected a multiple of 64 from 256 to 2^31 - 64");
   }
   SLUICE_ASSIGN_OR_RETURN(m.reorder_window_bytes, in.U64("reorder_window_bytes"));
@@ -121,13 +115,13 @@ Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
     m.partitions.push_back(entry);
   }
   SLUICE_ASSIGN_OR_RETURN(m.topic, in.Str16("topic"));
-  SLUICE_RETURN_NOT_OK(CheckName("topic", m.topic, 1, kMaxTopicLength));
+  SLUICE_RETURN_NOT_OK(CheckName("topic", m.topic, 1, limits::kMaxTopicLength));
   SLUICE_ASSIGN_OR_RETURN(m.group_id, in.Str16("group_id"));
-  if (m.group_id.size() > kMaxGroupIdLength) {
+  if (m.group_id.size() > limits::kMaxGroupIdLength) {
     return FieldError("group_id", Quote(m.group_id), "expected at most 255 bytes");
   }
   SLUICE_ASSIGN_OR_RETURN(m.job_filter, in.Str16("job_filter"));
-  SLUICE_RETURN_NOT_OK(CheckName("job_filter", m.job_filter, 0, kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(CheckName("job_filter", m.job_filter, 0, limits::kMaxNameLength));
   if (m.mode == Mode::kRecords && !m.job_filter.empty()) {
     return FieldError("job_filter", Quote(m.job_filter), "must be empty in mode RECORDS");
   }
@@ -142,9 +136,9 @@ Result<Subscribe> DecodeSubscribe(WireReader& in, uint16_t version) {
     StreamStart entry;
     SLUICE_ASSIGN_OR_RETURN(entry.next_seq, in.U64(at + "next_seq"));
     SLUICE_ASSIGN_OR_RETURN(entry.job, in.Str16(at + "job"));
-    SLUICE_RETURN_NOT_OK(CheckName(at + "job", entry.job, 1, kMaxNameLength));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "job", entry.job, 1, limits::kMaxNameLength));
     SLUICE_ASSIGN_OR_RETURN(entry.stream, in.Str16(at + "stream"));
-    SLUICE_RETURN_NOT_OK(CheckName(at + "stream", entry.stream, 1, kMaxNameLength));
+    SLUICE_RETURN_NOT_OK(CheckName(at + "stream", entry.stream, 1, limits::kMaxNameLength));
     if (!seen_streams.insert({entry.job, entry.stream}).second) {
       return FieldError(at + "stream", Quote(entry.stream), "repeated for job " + entry.job);
     }
@@ -223,7 +217,7 @@ Result<Subscribed> DecodeSubscribed(WireReader& in, uint16_t version) {
     m.partitions.push_back(partition);
   }
   SLUICE_ASSIGN_OR_RETURN(m.segment_name, in.Str16("segment_name"));
-  SLUICE_RETURN_NOT_OK(CheckName("segment_name", m.segment_name, 1, kMaxSegmentNameLength));
+  SLUICE_RETURN_NOT_OK(CheckName("segment_name", m.segment_name, 1, limits::kMaxSegmentNameLength));
   if (m.segment_name == "." || m.segment_name == "..") {
     return FieldError("segment_name", Quote(m.segment_name), "not a file name");
   }
@@ -329,9 +323,9 @@ Result<StreamGap> DecodeStreamGap(WireReader& in) {
   }
   SLUICE_ASSIGN_OR_RETURN(m.waited_ns, in.U64("waited_ns"));
   SLUICE_ASSIGN_OR_RETURN(m.job, in.Str16("job"));
-  SLUICE_RETURN_NOT_OK(CheckName("job", m.job, 1, kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(CheckName("job", m.job, 1, limits::kMaxNameLength));
   SLUICE_ASSIGN_OR_RETURN(m.stream, in.Str16("stream"));
-  SLUICE_RETURN_NOT_OK(CheckName("stream", m.stream, 1, kMaxNameLength));
+  SLUICE_RETURN_NOT_OK(CheckName("stream", m.stream, 1, limits::kMaxNameLength));
   return m;
 }
 
@@ -349,7 +343,7 @@ Result<Produce> DecodeProduce(WireReader& in) {
   SLUICE_ASSIGN_OR_RETURN(const uint32_t flags, in.U32("flags"));
   if (flags != 0) return FieldError("flags", flags, "no flag is defined in PRODUCE: must be 0");
   SLUICE_ASSIGN_OR_RETURN(m.topic, in.Str16("topic"));
-  SLUICE_RETURN_NOT_OK(CheckName("topic", m.topic, 1, kMaxTopicLength));
+  SLUICE_RETURN_NOT_OK(CheckName("topic", m.topic, 1, limits::kMaxTopicLength));
   SLUICE_ASSIGN_OR_RETURN(m.segment_path, in.Str16("segment_path"));
   SLUICE_RETURN_NOT_OK(CheckAbsolutePath("segment_path", m.segment_path));
   return m;

@@ -1,5 +1,6 @@
 #include "protocol/wire.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace sluice::brokerd::protocol {
@@ -19,10 +20,9 @@ Status CheckName(std::string_view field, std::string_view name, size_t min, size
     return FieldError(field, Quote(name),
                       "expected " + std::to_string(min) + " to " + std::to_string(max) + " bytes");
   }
-  for (const char c : name) {
-    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    if (!allowed) return FieldError(field, Quote(name), "only [A-Za-z0-9._-] is allowed");
+  if (!std::ranges::all_of(name, limits::IsNameCharacter)) {
+    return FieldError(field, Quote(name),
+                      "only [" + std::string(limits::kNameAlphabet) + "] is allowed");
   }
   return Status::OK();
 }

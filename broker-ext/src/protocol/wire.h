@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/limits.h"
 #include "sluice/status.h"
 
 namespace sluice::brokerd::protocol {
@@ -23,11 +24,7 @@ std::string Quote(std::string_view text);
 
 bool IsWellFormedUtf8(std::string_view text);
 
-// The longest job id or stream name (docs/formats.md, "Job commands and statuses").
-inline constexpr size_t kMaxNameLength = 128;
-
-// Checks that `name` is `min` to `max` bytes of [A-Za-z0-9._-]: names travel into file names,
-// logs and metric labels, so they are kept to a safe alphabet.
+// Checks that `name` is `min` to `max` bytes of limits::kNameAlphabet (sluice/limits.h says why).
 Status CheckName(std::string_view field, std::string_view name, size_t min, size_t max);
 
 class WireReader {

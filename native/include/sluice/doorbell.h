@@ -32,8 +32,9 @@ class SLUICE_EXPORT DoorbellServer {
 
   // Wakes the reader of `lane`, accepting waiting connections first when the lane has none yet.
   void Ring(uint32_t lane);
-  // Waits up to `timeout` for a byte from any reader (or a new connection), then drains them.
-  void Wait(std::chrono::nanoseconds timeout);
+  // Waits up to `timeout` for a byte from any reader (or a new connection), then drains them;
+  // false when the timeout passed with neither.
+  bool Wait(std::chrono::nanoseconds timeout);
   // Renames the socket file (bound under a temporary name so that it appears with the segment).
   Status MoveTo(std::string path);
   // Forgets the connection of a reclaimed lane.

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "sluice/export.h"
+#include "sluice/limits.h"
 #include "sluice/status.h"
 
 namespace sluice {
@@ -15,9 +16,6 @@ inline constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'S', 'G'};
 inline constexpr uint32_t kVersion = 1;
 inline constexpr uint64_t kPageSize = 4096;
 inline constexpr uint64_t kMinFileSize = 4096;
-inline constexpr uint32_t kMaxSlots = 65536;
-inline constexpr uint32_t kMaxLanes = 31;
-inline constexpr uint64_t kMinSlotSize = 256;
 
 // Header fields, offsets from the start of the file.
 namespace header {

@@ -3,6 +3,7 @@
 // readers that left or died, and closes it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -89,6 +90,9 @@ class SLUICE_EXPORT SegmentWriter {
   // have reached nobody.
   bool truncated() const { return mapping_.truncated(); }
   const SegmentLayout& layout() const { return layout_; }
+  // How many of the writer's parks on the doorbell a reader ended (a ring, a connection), rather
+  // than the park's end: what says that a release woke a writer waiting for a slot.
+  uint64_t rung_parks() const { return rung_parks_.load(std::memory_order_relaxed); }
 
  private:
   SegmentWriter(const WriterOptions& options, SegmentLayout layout, std::string path,
@@ -117,6 +121,7 @@ class SLUICE_EXPORT SegmentWriter {
   uint32_t held_generation_ = 0;
   uint64_t next_object_id_ = 0;
   bool closed_ = false;
+  std::atomic<uint64_t> rung_parks_{0};  // read from other threads than the writer's
 };
 
 }  // namespace sluice

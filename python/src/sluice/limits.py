@@ -1,7 +1,7 @@
 """The bounds and the name alphabet that the segment, the control protocol and delivery progress
-share (docs/formats.md, "Segment" and "Control protocol"), kept once for Python. Their C++ homes
-are native/include/sluice/layout.h and broker-ext/src/protocol/ (wire.h, codec.cc);
-tests/test_twins.py pins each value here to them."""
+share (docs/formats.md, "Segment" and "Control protocol"), kept once for Python. Their C++ home
+is native/include/sluice/limits.h, which says why each is what it is; tests/test_twins.py pins
+each value here to it."""
 
 import re
 
