@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -79,14 +80,33 @@ TEST(Metrics, RemoveSeriesMatchesWholeLabelsOnly) {
   EXPECT_EQ(metrics.gauge("g", "h", {{"subscription", "1"}}).value(), 0);
 }
 
-TEST(Metrics, InvalidNamesAndTypeClashesAreRefused) {
+bool Contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+// No exception: the registration is refused, logged and counted, and its cell is never scraped.
+TEST(Metrics, InvalidNamesAndTypeClashesAreRefusedLoggedAndCounted) {
   Metrics metrics;
-  metrics.counter("ok_total", "h");
-  EXPECT_THROW(metrics.gauge("ok_total", "h"), std::invalid_argument);
-  EXPECT_THROW(metrics.counter("9lives", "h"), std::invalid_argument);
-  EXPECT_THROW(metrics.counter("has-dash", "h"), std::invalid_argument);
-  EXPECT_THROW(metrics.counter("c", "h", {{"__reserved", "v"}}), std::invalid_argument);
-  EXPECT_THROW(metrics.counter("c", "h", {{"a:b", "v"}}), std::invalid_argument);
+  metrics.counter("ok_total", "h").Add(2);
+  ::testing::internal::CaptureStderr();
+  metrics.gauge("ok_total", "h").Set(7);
+  metrics.counter("9lives", "h").Add();
+  metrics.counter("has-dash", "h").Add();
+  metrics.counter("c", "h", {{"__reserved", "v"}}).Add();
+  metrics.gauge("g", "h", {{"a:b", "v"}}).Set(1);
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  EXPECT_PRED2(Contains, logged,
+               "event=metric_refused name=ok_total reason=\"registered as the other type\"");
+  EXPECT_PRED2(Contains, logged, "name=9lives reason=\"invalid metric name\"");
+  EXPECT_PRED2(Contains, logged, "name=c reason=\"invalid label name __reserved\"");
+  EXPECT_PRED2(Contains, logged, "name=g reason=\"invalid label name a:b\"");
+
+  const std::string scraped = metrics.Render();
+  EXPECT_PRED2(Contains, scraped, "\nok_total 2\n");
+  EXPECT_PRED2(Contains, scraped, "\nsluice_metrics_refused_total 5\n");
+  for (const char* refused : {"ok_total 7", "9lives", "has-dash", "__reserved", "a:b", "\ng "}) {
+    EXPECT_FALSE(Contains(scraped, refused)) << scraped;
+  }
 }
 
 TEST(Metrics, ConcurrentAddsAreAllCounted) {

@@ -1,6 +1,6 @@
 #include "daemon/metrics.h"
 
-#include <stdexcept>
+#include "daemon/log.h"
 
 namespace sluice::brokerd {
 namespace {
@@ -34,13 +34,14 @@ std::string Escape(std::string_view text, bool quotes) {
   return escaped;
 }
 
+bool ValidLabelName(std::string_view name) {
+  return ValidName(name, false) && !name.starts_with("__");
+}
+
 std::string RenderLabels(const Labels& labels) {
   if (labels.empty()) return {};
   std::string text = "{";
   for (const auto& [name, value] : labels) {
-    if (!ValidName(name, false) || name.starts_with("__")) {
-      throw std::invalid_argument("invalid metric label name: " + name);
-    }
     if (text.size() > 1) text += ',';
     text += name + "=\"" + Escape(value, true) + "\"";
   }
@@ -49,21 +50,45 @@ std::string RenderLabels(const Labels& labels) {
 
 }  // namespace
 
+std::string Metrics::Refusal(std::string_view name, Type type, const Labels& labels) const {
+  if (!ValidName(name, true)) return "invalid metric name";
+  for (const auto& label : labels) {
+    if (!ValidLabelName(label.first)) return "invalid label name " + label.first;
+  }
+  const auto found = families_.find(name);
+  if (found != families_.end() && found->second.type != type) {
+    return "registered as the other type";
+  }
+  return {};
+}
+
 Metrics::Family& Metrics::FamilyOf(std::string_view name, std::string_view help, Type type) {
-  if (!ValidName(name, true))
-    throw std::invalid_argument("invalid metric name: " + std::string(name));
   auto found = families_.find(name);
   if (found == families_.end()) {
     found = families_.emplace(std::string(name), Family{type, std::string(help), {}, {}}).first;
-  } else if (found->second.type != type) {
-    throw std::invalid_argument("metric " + std::string(name) + " registered with another type");
   }
   return found->second;
+}
+
+void Metrics::Refuse(std::string_view name, const std::string& reason) {
+  Log(LogLevel::kError, "metric_refused", {{"name", std::string(name)}, {"reason", reason}});
+  auto& refused = FamilyOf(kRefusedName,
+                           "metric registrations refused: an invalid name or label name, or a name "
+                           "registered as the other type (a programming error, logged as "
+                           "metric_refused)",
+                           Type::kCounter)
+                      .counters[""];
+  if (!refused) refused = std::make_unique<Counter>();
+  refused->Add();
 }
 
 Counter& Metrics::counter(std::string_view name, std::string_view help, const Labels& labels) {
   std::string key = RenderLabels(labels);
   std::lock_guard lock(mutex_);
+  if (const std::string reason = Refusal(name, Type::kCounter, labels); !reason.empty()) {
+    Refuse(name, reason);
+    return *refused_counters_.emplace_back(std::make_unique<Counter>());
+  }
   auto& cell = FamilyOf(name, help, Type::kCounter).counters[std::move(key)];
   if (!cell) cell = std::make_unique<Counter>();
   return *cell;
@@ -72,6 +97,10 @@ Counter& Metrics::counter(std::string_view name, std::string_view help, const La
 Gauge& Metrics::gauge(std::string_view name, std::string_view help, const Labels& labels) {
   std::string key = RenderLabels(labels);
   std::lock_guard lock(mutex_);
+  if (const std::string reason = Refusal(name, Type::kGauge, labels); !reason.empty()) {
+    Refuse(name, reason);
+    return *refused_gauges_.emplace_back(std::make_unique<Gauge>());
+  }
   auto& cell = FamilyOf(name, help, Type::kGauge).gauges[std::move(key)];
   if (!cell) cell = std::make_unique<Gauge>();
   return *cell;

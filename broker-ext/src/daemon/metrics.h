@@ -41,8 +41,10 @@ class Gauge {
 class Metrics {
  public:
   // The cell of `name` with these labels, created on first use. A name registered as the other
-  // type, or a name or label that Prometheus would not accept, is a programming error and throws
-  // std::invalid_argument.
+  // type, or a name or label name that Prometheus would not accept, is a programming error, but no
+  // daemon thread may see an exception: the registration is refused, logged (metric_refused),
+  // counted in sluice_metrics_refused_total, and the caller gets a cell of its own that no scrape
+  // shows.
   Counter& counter(std::string_view name, std::string_view help, const Labels& labels = {});
   Gauge& gauge(std::string_view name, std::string_view help, const Labels& labels = {});
 
@@ -62,10 +64,18 @@ class Metrics {
     std::map<std::string, std::unique_ptr<Counter>> counters;
     std::map<std::string, std::unique_ptr<Gauge>> gauges;
   };
+  static constexpr std::string_view kRefusedName = "sluice_metrics_refused_total";
+
+  // Why `name` with `labels` cannot be a series of `type`, empty when it can; mutex_ held.
+  std::string Refusal(std::string_view name, Type type, const Labels& labels) const;
   Family& FamilyOf(std::string_view name, std::string_view help, Type type);
+  void Refuse(std::string_view name, const std::string& reason);
 
   mutable std::mutex mutex_;
   std::map<std::string, Family, std::less<>> families_;
+  // The cells handed out for refused registrations: alive as long as the registry, never rendered.
+  std::vector<std::unique_ptr<Counter>> refused_counters_;
+  std::vector<std::unique_ptr<Gauge>> refused_gauges_;
 };
 
 }  // namespace sluice::brokerd
