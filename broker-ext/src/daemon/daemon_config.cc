@@ -21,11 +21,11 @@ Status Bad(std::string_view key, std::string_view value, std::string_view expect
 }
 
 template <typename T>
-Result<std::vector<T>> NumberList(std::string_view key, std::string_view text) {
+Result<std::vector<T>> NumberList(const DaemonSetting& setting, std::string_view text) {
   std::vector<T> values;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    Result<T> value = ParseNumber<T>(key, text.substr(0, comma));
+    Result<T> value = ParseNumber<T>(setting.key, text.substr(0, comma));
     if (!value.ok()) return value.status();
     values.push_back(*value);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
@@ -62,9 +62,9 @@ Result<std::chrono::milliseconds> Millis(const DaemonSetting& setting, std::stri
 }
 
 template <typename T>
-Result<T> Positive(std::string_view key, std::string_view text) {
-  Result<T> number = ParseNumber<T>(key, text);
-  if (number.ok() && *number == 0) return Bad(key, text, "must be positive");
+Result<T> Positive(const DaemonSetting& setting, std::string_view text) {
+  Result<T> number = ParseNumber<T>(setting.key, text);
+  if (number.ok() && *number == 0) return Bad(setting.key, text, "must be positive");
   return number;
 }
 
@@ -123,6 +123,15 @@ Status PassToLibrdkafka(const DaemonSetting& setting, std::string_view value,
   return SetLibrdkafkaProperty(config, setting.key, value);
 }
 
+// What most rows do: parses the value with `kParse` and stores it in the field `kField`.
+template <auto kField, auto kParse>
+Status Store(const DaemonSetting& setting, std::string_view value, DaemonConfig& config) {
+  auto parsed = kParse(setting, value);
+  if (!parsed.ok()) return parsed.status();
+  config.*kField = parsed.MoveValue();
+  return Status::OK();
+}
+
 // The table. A setting's row holds everything about it; docs/brokerd.md, "Configuration", says
 // more, and a test holds that page's table to this one.
 constexpr DaemonSetting kDaemonSettings[] = {
@@ -177,32 +186,17 @@ constexpr DaemonSetting kDaemonSettings[] = {
      .default_value = "1073741824",
      .bounds = "positive",
      .doc = "the slot bytes of all segments together",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<uint64_t> bytes = Positive<uint64_t>(s.key, value);
-       if (!bytes.ok()) return bytes.status();
-       config.segment_max_total_bytes = *bytes;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::segment_max_total_bytes, Positive<uint64_t>>},
     {.key = "sluice.allowed.uids",
      .type = "uids, comma-separated",
      .unset = "the daemon's own uid",
      .doc = "peers that may connect and read every topic",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<std::vector<uid_t>> uids = NumberList<uid_t>(s.key, value);
-       if (!uids.ok()) return uids.status();
-       config.allowed_uids = *uids;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::allowed_uids, NumberList<uid_t>>},
     {.key = "sluice.allowed.gids",
      .type = "gids, comma-separated",
      .unset = "none",
      .doc = "groups whose members may connect and read every topic",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<std::vector<gid_t>> gids = NumberList<gid_t>(s.key, value);
-       if (!gids.ok()) return gids.status();
-       config.allowed_gids = *gids;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::allowed_gids, NumberList<gid_t>>},
     {.key = "sluice.allowed.topics",
      .type = "topic rules",
      .unset = "none",
@@ -243,67 +237,37 @@ constexpr DaemonSetting kDaemonSettings[] = {
      .default_value = "5000",
      .minimum = 10,
      .doc = "a reader silent this long is dead",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<std::chrono::milliseconds> ms = Millis(s, value);
-       if (!ms.ok()) return ms.status();
-       config.liveness_timeout = *ms;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::liveness_timeout, Millis>},
     {.key = "sluice.reorder.window.bytes",
      .type = "bytes",
      .default_value = "67108864",
      .bounds = "positive",
      .doc = "CHUNK_STREAMS: bytes held across all streams while waiting for a missing seq",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<uint64_t> bytes = Positive<uint64_t>(s.key, value);
-       if (!bytes.ok()) return bytes.status();
-       config.reorder_window_bytes = *bytes;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::reorder_window_bytes, Positive<uint64_t>>},
     {.key = "sluice.producers.max",
      .type = "count",
      .default_value = "256",
      .bounds = "positive",
      .doc = "local producers of all peers together",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<size_t> count = Positive<size_t>(s.key, value);
-       if (!count.ok()) return count.status();
-       config.producers_max = *count;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::producers_max, Positive<size_t>>},
     {.key = "sluice.producers.max.per.uid",
      .type = "count",
      .default_value = "128",
      .bounds = "positive",
      .doc = "local producers of one peer uid, over all its connections",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<size_t> count = Positive<size_t>(s.key, value);
-       if (!count.ok()) return count.status();
-       config.producers_max_per_uid = *count;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::producers_max_per_uid, Positive<size_t>>},
     {.key = "sluice.pause.after.ms",
      .type = "milliseconds",
      .default_value = "100",
      .minimum = 0,
      .doc = "how long the readers may hold every slot before their partitions are paused",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<std::chrono::milliseconds> ms = Millis(s, value);
-       if (!ms.ok()) return ms.status();
-       config.pause_after = *ms;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::pause_after, Millis>},
     {.key = "sluice.gap.timeout.ms",
      .type = "milliseconds",
      .default_value = "30000",
      .minimum = 1,
      .doc = "CHUNK_STREAMS: a missing seq is reported after this long",
-     .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
-       Result<std::chrono::milliseconds> ms = Millis(s, value);
-       if (!ms.ok()) return ms.status();
-       config.gap_timeout = *ms;
-       return Status::OK();
-     }},
+     .apply = Store<&DaemonConfig::gap_timeout, Millis>},
     {.key = "sluice.dead.letter.topic",
      .type = "topic",
      .unset = "none",
