@@ -87,7 +87,7 @@ Counter& Metrics::counter(std::string_view name, std::string_view help, const La
   std::lock_guard lock(mutex_);
   if (const std::string reason = Refusal(name, Type::kCounter, labels); !reason.empty()) {
     Refuse(name, reason);
-    return *refused_counters_.emplace_back(std::make_unique<Counter>());
+    return refused_counter_;
   }
   auto& cell = FamilyOf(name, help, Type::kCounter).counters[std::move(key)];
   if (!cell) cell = std::make_unique<Counter>();
@@ -99,7 +99,7 @@ Gauge& Metrics::gauge(std::string_view name, std::string_view help, const Labels
   std::lock_guard lock(mutex_);
   if (const std::string reason = Refusal(name, Type::kGauge, labels); !reason.empty()) {
     Refuse(name, reason);
-    return *refused_gauges_.emplace_back(std::make_unique<Gauge>());
+    return refused_gauge_;
   }
   auto& cell = FamilyOf(name, help, Type::kGauge).gauges[std::move(key)];
   if (!cell) cell = std::make_unique<Gauge>();

@@ -43,8 +43,7 @@ class Metrics {
   // The cell of `name` with these labels, created on first use. A name registered as the other
   // type, or a name or label name that Prometheus would not accept, is a programming error, but no
   // daemon thread may see an exception: the registration is refused, logged (metric_refused),
-  // counted in sluice_metrics_refused_total, and the caller gets a cell of its own that no scrape
-  // shows.
+  // counted in sluice_metrics_refused_total, and the caller gets a cell that no scrape shows.
   Counter& counter(std::string_view name, std::string_view help, const Labels& labels = {});
   Gauge& gauge(std::string_view name, std::string_view help, const Labels& labels = {});
 
@@ -73,9 +72,9 @@ class Metrics {
 
   mutable std::mutex mutex_;
   std::map<std::string, Family, std::less<>> families_;
-  // The cells handed out for refused registrations: alive as long as the registry, never rendered.
-  std::vector<std::unique_ptr<Counter>> refused_counters_;
-  std::vector<std::unique_ptr<Gauge>> refused_gauges_;
+  // The cells every refused registration gets: never rendered, so one of each type serves all.
+  Counter refused_counter_;
+  Gauge refused_gauge_;
 };
 
 }  // namespace sluice::brokerd
