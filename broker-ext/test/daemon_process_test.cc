@@ -605,11 +605,14 @@ TEST_F(DaemonProcessTest, SubscriptionsShareOneFetchSessionAndOneEndingLeavesThe
     return at == std::string::npos ? -1 : std::stoll(metrics.substr(at + name.size()));
   };
   std::string metrics;
+  // The ended connection and its subscription leave the gauges after its segment ended.
   EXPECT_TRUE(testing::Eventually(
-      "400 records counted out",
+      "400 records counted out, one connection and one subscription left",
       [&] {
         metrics = Scrape();
-        return records_out(metrics) >= 400;
+        return records_out(metrics) >= 400 &&
+               metrics.find("sluice_subscriptions 1") != std::string::npos &&
+               metrics.find("sluice_connections 1") != std::string::npos;
       },
       10s, 50ms))
       << metrics;
