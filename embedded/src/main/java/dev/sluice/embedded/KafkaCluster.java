@@ -31,9 +31,9 @@ import org.apache.kafka.common.Uuid;
  * broker.rack}) and serves consumers from a replica in their rack ({@code replica.selector.class}
  * is Kafka's {@code RackAwareReplicaSelector}, KIP-392), so a client that gives {@code
  * client.rack=rack-i} reads from broker {@code i} whenever it holds an in-sync replica. The
- * controller is a node of its own, so any broker can be {@linkplain #kill killed} without taking
- * the cluster's metadata with it; it fences a silent broker after 3 s (Kafka's default is 9 s), so
- * a test sees the cluster react in seconds.
+ * controller is a node of its own, so any broker can be {@linkplain #kill killed} (and {@linkplain
+ * #restart started again}) without taking the cluster's metadata with it; it fences a silent broker
+ * after 3 s (Kafka's default is 9 s), so a test sees the cluster react in seconds.
  *
  * <p>{@link Builder#build()} returns once every broker has registered and a produce to a topic
  * replicated on all of them was acknowledged by all ({@code acks=all}). Each node keeps its data
@@ -190,6 +190,23 @@ public final class KafkaCluster implements AutoCloseable {
     /** SIGKILL to broker {@code id}: it dies without a word, as a crashed host's broker does. */
     public void kill(int id) {
         checked(id, brokers.get(id)).kill();
+    }
+
+    /**
+     * Starts broker {@code id} again after {@link #kill}, as a crashed host's broker comes back:
+     * the same node id, log folders and port. Returns once its process runs; it rejoins the ISRs as
+     * it catches up, which callers wait for.
+     */
+    public void restart(int id) {
+        KafkaNode node = checked(id, brokers.get(id));
+        if (node.isAlive()) {
+            throw new IllegalStateException("broker " + id + " is running: kill it first");
+        }
+        try {
+            node.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start Kafka broker " + id + " again", e);
+        }
     }
 
     @Override
