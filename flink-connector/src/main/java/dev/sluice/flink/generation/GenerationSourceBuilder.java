@@ -28,6 +28,7 @@ public final class GenerationSourceBuilder {
     private final Map<String, Transport> transports = new HashMap<>();
     private int tasksAheadPerStream = 2;
     private boolean speculation = true;
+    private Duration preferredLeaderInterval = Duration.ofSeconds(5);
 
     GenerationSourceBuilder() {}
 
@@ -124,6 +125,19 @@ public final class GenerationSourceBuilder {
         return this;
     }
 
+    /**
+     * How often the scheduler gives the live jobs' chunk topics back to their preferred leaders (5
+     * s; {@link Duration#ZERO} turns it off): a partition led by another broker while its first
+     * replica, the broker on its output location's host, is in sync again is elected back to it, so
+     * that its chunks cross the network once again without waiting up to 5 minutes for Kafka's
+     * periodic rebalance (docs/generation.md, "Chunk-topic leadership"). Off, leadership comes back
+     * only when the cluster moves it.
+     */
+    public GenerationSourceBuilder setPreferredLeaderInterval(Duration interval) {
+        this.preferredLeaderInterval = Objects.requireNonNull(interval, "interval");
+        return this;
+    }
+
     public GenerationSource build() {
         if (kafka.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
             throw new IllegalStateException("no bootstrap servers: call setBootstrapServers");
@@ -142,6 +156,14 @@ public final class GenerationSourceBuilder {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalStateException("durations must be positive: " + d);
             }
+        }
+        if (preferredLeaderInterval.isNegative()
+                || !preferredLeaderInterval.isZero() && preferredLeaderInterval.toMillis() == 0) {
+            throw new IllegalStateException(
+                    "preferred leader interval "
+                            + preferredLeaderInterval
+                            + ": at least 1 ms, or zero to turn it off;"
+                            + " call setPreferredLeaderInterval with one of those");
         }
         if (jobsTopic.equals(statusTopic)
                 || jobsTopic.equals(progressTopic)
@@ -163,6 +185,7 @@ public final class GenerationSourceBuilder {
                         Map.copyOf(hosts),
                         tasksAheadPerStream,
                         Map.copyOf(transports),
-                        speculation));
+                        speculation,
+                        preferredLeaderInterval));
     }
 }

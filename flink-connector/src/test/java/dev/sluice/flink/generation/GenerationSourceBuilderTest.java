@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.client.job.Transport;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class GenerationSourceBuilderTest {
@@ -35,6 +36,26 @@ class GenerationSourceBuilderTest {
                                 builder()
                                         .setOutputLocationTransport("printer-1", Transport.LOCAL)
                                         .build())
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void thePreferredLeaderIntervalIsZeroOrAtLeastAMillisecond() {
+        assertThatThrownBy(
+                        () -> builder().setPreferredLeaderInterval(Duration.ofSeconds(-1)).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("preferred leader interval PT-1S: at least 1 ms, or zero")
+                .hasMessageContaining("setPreferredLeaderInterval");
+        assertThatThrownBy(
+                        () -> builder().setPreferredLeaderInterval(Duration.ofNanos(500)).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("at least 1 ms");
+        assertThatThrownBy(() -> builder().setPreferredLeaderInterval(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("interval");
+        assertThatCode(() -> builder().setPreferredLeaderInterval(Duration.ZERO).build())
+                .doesNotThrowAnyException();
+        assertThatCode(() -> builder().setPreferredLeaderInterval(Duration.ofMillis(1)).build())
                 .doesNotThrowAnyException();
     }
 }

@@ -12,8 +12,9 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * The scheduler's low-latency path to the world (docs/generation.md, "The scheduler"): job commands
- * in, delivery progress in, job statuses out. {@link #poll} runs on a worker thread, {@link
- * #publish} on the scheduler's.
+ * in, delivery progress in, job statuses out, and the chunk topics' leadership kept on their
+ * preferred brokers. {@link #poll} and {@link #restorePreferredLeaders} run on a worker thread,
+ * {@link #publish} on the scheduler's.
  */
 @Internal
 public interface ControlPlane extends AutoCloseable {
@@ -38,6 +39,13 @@ public interface ControlPlane extends AutoCloseable {
      * came, or empty after {@code timeout}.
      */
     Batch poll(Duration timeout);
+
+    /**
+     * Gives the leadership of the partitions of {@code chunkTopics} back to their preferred brokers
+     * where another broker leads while the preferred one is in sync (docs/generation.md,
+     * "Chunk-topic leadership"). Runs on a worker thread, like {@link #poll}; never throws.
+     */
+    void restorePreferredLeaders(Set<String> chunkTopics);
 
     /** Sends a job status without waiting for it to be written: {@link #flush} does. */
     void publish(JobStatus status);

@@ -80,6 +80,11 @@ import org.slf4j.LoggerFactory;
  * out (for the COMPLETED status's locality), and the control plane's read positions, so a
  * JobManager failover resumes the running jobs where they were. Which producer holds which
  * undelivered task is not kept: a restored scheduler starts with empty windows.
+ *
+ * <p><b>Chunk-topic leadership.</b> Every {@code preferredLeaderInterval}, off this thread, the
+ * partitions of the live jobs' chunk topics that another broker leads while their preferred one,
+ * the broker on the output location's host, is in sync again are given back to it ({@link
+ * PreferredLeaders}, docs/generation.md, "Chunk-topic leadership").
  */
 @Internal
 public final class GenerationEnumerator
@@ -94,7 +99,8 @@ public final class GenerationEnumerator
             Map<String, String> hosts,
             int tasksAheadPerStream,
             Map<String, Transport> transports,
-            boolean speculation)
+            boolean speculation,
+            Duration preferredLeaderInterval)
             implements Serializable {}
 
     private final SplitEnumeratorContext<ComputeTaskSplit> context;
@@ -119,6 +125,10 @@ public final class GenerationEnumerator
     private final Map<Integer, Set<String>> dropsDue = new HashMap<>();
     private Map<String, Long> positions;
     private ControlPlane control;
+    // The chunk topics of the live jobs, made anew on this thread whenever the jobs change and
+    // read by the worker thread's preferred-leader elections: the one thing of the scheduler's
+    // they see.
+    private volatile Set<String> liveChunkTopics = Set.of();
 
     public GenerationEnumerator(
             SplitEnumeratorContext<ComputeTaskSplit> context,
@@ -145,6 +155,7 @@ public final class GenerationEnumerator
             scheduled.tasksHandedOutLocally = job.tasksHandedOutLocally();
             jobs.put(job.spec().id(), scheduled);
         }
+        jobsChanged();
     }
 
     private ScheduledJob newJob(JobSpec spec, JobState state) {
@@ -173,6 +184,35 @@ public final class GenerationEnumerator
         // command or progress record comes, so that a job starts when its last reader announces
         // itself, not up to a poll interval later; polls wait the interval when nothing comes.
         context.callAsync(() -> control.poll(settings.pollInterval()), this::handle, 0, 1);
+        long leaderMillis = settings.preferredLeaderInterval().toMillis();
+        if (leaderMillis > 0) {
+            // Kafka moves leadership back to a returned broker only at its periodic rebalance,
+            // up to 5 minutes later; meanwhile its output locations' chunks cross the network
+            // twice (docs/generation.md, "Chunk-topic leadership").
+            context.callAsync(
+                    () -> {
+                        control.restorePreferredLeaders(liveChunkTopics);
+                        return null;
+                    },
+                    this::leadersRestored,
+                    leaderMillis,
+                    leaderMillis);
+        }
+    }
+
+    private void leadersRestored(Object nothing, Throwable error) {
+        if (error != null) {
+            LOG.warn("restoring the chunk topics' preferred leaders failed", error);
+        }
+    }
+
+    /** Hands the chunk topics of the jobs live now to the preferred-leader elections. */
+    private void jobsChanged() {
+        Set<String> topics = new HashSet<>();
+        for (ScheduledJob job : jobs.values()) {
+            topics.addAll(chunkTopics(job.spec));
+        }
+        liveChunkTopics = Set.copyOf(topics);
     }
 
     /** One event-loop turn with what the control plane brought. */
@@ -311,6 +351,7 @@ public final class GenerationEnumerator
             return;
         }
         jobs.put(id, newJob(spec, JobState.ACCEPTED));
+        jobsChanged();
         publish(id, JobState.ACCEPTED, null);
         EarlyProgress early = earlyProgress.remove(id);
         if (early != null) {
@@ -436,6 +477,7 @@ public final class GenerationEnumerator
         if (job == null) {
             return;
         }
+        jobsChanged();
         finishedJobs.add(id);
         publish(id, state, reason);
         if (job.duplicatesIssued > 0) {

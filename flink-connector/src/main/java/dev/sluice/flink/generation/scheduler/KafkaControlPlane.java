@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * The control plane on Kafka topics: commands from the jobs topic and delivery progress from the
  * progress topic, read by one consumer from their start (or the checkpointed positions), so that a
  * poll returns as soon as either has a record; statuses to the status topic. Creates the three
- * topics when they are missing (one partition each, the cluster's default replication).
+ * topics when they are missing (one partition each, the cluster's default replication). Moves the
+ * chunk topics' leadership back to their preferred brokers when asked ({@link
+ * PreferredLeaderElection}).
  */
 @Internal
 public final class KafkaControlPlane implements ControlPlane {
@@ -67,8 +69,10 @@ public final class KafkaControlPlane implements ControlPlane {
     private Map<String, Long> restored = Map.of();
     private boolean closed;
     private final KafkaProducer<byte[], byte[]> progressProducer;
-    // Asks which chunk topics exist, on the scheduler's thread (the consumer is the poll's).
+    // Asks which chunk topics exist, on the scheduler's thread (the consumer is the poll's), and
+    // elects the chunk topics' preferred leaders on the worker thread.
     private final Admin admin;
+    private final PreferredLeaderElection leaders;
 
     public KafkaControlPlane(
             Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
@@ -84,6 +88,7 @@ public final class KafkaControlPlane implements ControlPlane {
                 new KafkaProducer<>(
                         properties, new ByteArraySerializer(), new ByteArraySerializer());
         this.admin = Admin.create(properties);
+        this.leaders = new PreferredLeaderElection(admin);
     }
 
     @Override
@@ -228,6 +233,14 @@ public final class KafkaControlPlane implements ControlPlane {
             positions.put(partition.toString(), consumer.position(partition));
         }
         return new Batch(polledCommands, bad, progress, positions);
+    }
+
+    /** Runs on a worker thread; {@link #close} waits for it, from the scheduler's thread. */
+    @Override
+    public synchronized void restorePreferredLeaders(Set<String> chunkTopics) {
+        if (!closed) {
+            leaders.run(chunkTopics);
+        }
     }
 
     @Override

@@ -24,6 +24,8 @@ final class FakeControlPlane implements ControlPlane {
     // The topics the cluster does not have.
     final Set<String> missing = new HashSet<>();
     Map<String, Long> seeked = Map.of();
+    // The chunk topics of each call to restorePreferredLeaders, in order.
+    final List<Set<String>> leaderRounds = new ArrayList<>();
     long polls;
     // How many of the published statuses a flush covered.
     int flushedStatuses;
@@ -56,6 +58,11 @@ final class FakeControlPlane implements ControlPlane {
         malformed.clear();
         progress.clear();
         return batch;
+    }
+
+    @Override
+    public synchronized void restorePreferredLeaders(Set<String> chunkTopics) {
+        leaderRounds.add(chunkTopics);
     }
 
     @Override

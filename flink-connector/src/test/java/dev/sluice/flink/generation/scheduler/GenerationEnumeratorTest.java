@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
@@ -38,7 +39,8 @@ class GenerationEnumeratorTest {
                     Map.of("node-1", "host-b"),
                     2,
                     Map.of(),
-                    true);
+                    true,
+                    Duration.ofSeconds(5));
 
     @BeforeEach
     void start() {
@@ -570,6 +572,13 @@ class GenerationEnumeratorTest {
     /** A new scheduler with these output location transports and speculation on or off. */
     private void restartWith(Map<String, Transport> transports, boolean speculation)
             throws Exception {
+        restartWith(transports, speculation, SETTINGS.preferredLeaderInterval());
+    }
+
+    /** A new scheduler with these transports, speculation and preferred-leader interval. */
+    private void restartWith(
+            Map<String, Transport> transports, boolean speculation, Duration leaderInterval)
+            throws Exception {
         context = new TestingSplitEnumeratorContext<>(3);
         scheduler.close();
         scheduler =
@@ -582,7 +591,8 @@ class GenerationEnumeratorTest {
                                 SETTINGS.hosts(),
                                 SETTINGS.tasksAheadPerStream(),
                                 transports,
-                                speculation));
+                                speculation,
+                                leaderInterval));
     }
 
     private void resubscribed(String job, String stream, long deliveredSeq) {
@@ -960,5 +970,43 @@ class GenerationEnumeratorTest {
         after(1000);
         scheduler.handleSplitRequest(2, "host-c");
         assertThat(tasksOf(2)).containsExactly("off/c0/2");
+    }
+
+    @Test
+    void thePreferredLeaderElectionsGetTheChunkTopicsOfTheLiveJobsOnly() throws Exception {
+        // node-1 is reached the local way only: its chunk topic carries nothing of these jobs.
+        restartWithOutputLocationTransport(Transport.LOCAL);
+        control.commands.add(
+                new JobCommand.Submit(
+                        TestJobs.job("wide", 3, 8 * 1024, 2 * 1024, 1024, Object.class, Map.of())));
+        control.commands.add(
+                new JobCommand.Submit(
+                        TestJobs.job(
+                                "narrow", 1, 8 * 1024, 2 * 1024, 1024, Object.class, Map.of())));
+        turn();
+        turn();
+        assertThat(control.states("wide")).containsExactly(JobState.ACCEPTED);
+        assertThat(control.leaderRounds)
+                .last()
+                .isEqualTo(Set.of("sluice.chunks.node-0", "sluice.chunks.node-2"));
+
+        control.commands.add(new JobCommand.Cancel("wide"));
+        turn();
+        turn();
+        assertThat(control.leaderRounds).last().isEqualTo(Set.of("sluice.chunks.node-0"));
+
+        control.commands.add(new JobCommand.Cancel("narrow"));
+        turn();
+        turn();
+        assertThat(control.leaderRounds).last().isEqualTo(Set.of());
+    }
+
+    @Test
+    void aPreferredLeaderIntervalOfZeroElectsNothing() throws Exception {
+        restartWith(SETTINGS.transports(), SETTINGS.speculation(), Duration.ZERO);
+        submitAndStart(job("quiet"));
+        turn();
+        assertThat(control.states("quiet")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
+        assertThat(control.leaderRounds).isEmpty();
     }
 }
