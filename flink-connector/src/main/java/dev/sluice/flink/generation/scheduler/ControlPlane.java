@@ -8,13 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 
 /**
  * The scheduler's low-latency path to the world (docs/generation.md, "The scheduler"): job commands
  * in, delivery progress in, job statuses out, and the chunk topics' leadership kept on their
- * preferred brokers. {@link #poll} and {@link #restorePreferredLeaders} run on a worker thread,
- * {@link #publish} on the scheduler's.
+ * preferred brokers. {@link #poll} runs on a worker thread, {@link #publish} on the scheduler's.
  */
 @Internal
 public interface ControlPlane extends AutoCloseable {
@@ -41,11 +41,14 @@ public interface ControlPlane extends AutoCloseable {
     Batch poll(Duration timeout);
 
     /**
-     * Gives the leadership of the partitions of {@code chunkTopics} back to their preferred brokers
-     * where another broker leads while the preferred one is in sync (docs/generation.md,
-     * "Chunk-topic leadership"). Runs on a worker thread, like {@link #poll}; never throws.
+     * From now on, every {@code interval}, gives the leadership of the partitions of the chunk
+     * topics {@code chunkTopics} names then back to their preferred brokers where another broker
+     * leads while the preferred one is in sync (docs/generation.md, "Chunk-topic leadership"). On a
+     * thread of the control plane's own, until {@link #close}: the Admin calls take as long as the
+     * cluster answers, up to seconds while a broker is lost, and neither {@link #poll} nor the
+     * scheduler waits for them. {@code chunkTopics} is read on that thread.
      */
-    void restorePreferredLeaders(Set<String> chunkTopics);
+    void restorePreferredLeaders(Supplier<Set<String>> chunkTopics, Duration interval);
 
     /** Sends a job status without waiting for it to be written: {@link #flush} does. */
     void publish(JobStatus status);

@@ -81,7 +81,8 @@ import org.slf4j.LoggerFactory;
  * JobManager failover resumes the running jobs where they were. Which producer holds which
  * undelivered task is not kept: a restored scheduler starts with empty windows.
  *
- * <p><b>Chunk-topic leadership.</b> Every {@code preferredLeaderInterval}, off this thread, the
+ * <p><b>Chunk-topic leadership.</b> Every {@code preferredLeaderInterval}, on the control plane's
+ * thread for it (not Flink's worker thread, whose polls must not wait for the Admin calls), the
  * partitions of the live jobs' chunk topics that another broker leads while their preferred one,
  * the broker on the output location's host, is in sync again are given back to it ({@link
  * PreferredLeaders}, docs/generation.md, "Chunk-topic leadership").
@@ -184,25 +185,12 @@ public final class GenerationEnumerator
         // command or progress record comes, so that a job starts when its last reader announces
         // itself, not up to a poll interval later; polls wait the interval when nothing comes.
         context.callAsync(() -> control.poll(settings.pollInterval()), this::handle, 0, 1);
-        long leaderMillis = settings.preferredLeaderInterval().toMillis();
-        if (leaderMillis > 0) {
+        if (settings.preferredLeaderInterval().toMillis() > 0) {
             // Kafka moves leadership back to a returned broker only at its periodic rebalance,
             // up to 5 minutes later; meanwhile its output locations' chunks cross the network
             // twice (docs/generation.md, "Chunk-topic leadership").
-            context.callAsync(
-                    () -> {
-                        control.restorePreferredLeaders(liveChunkTopics);
-                        return null;
-                    },
-                    this::leadersRestored,
-                    leaderMillis,
-                    leaderMillis);
-        }
-    }
-
-    private void leadersRestored(Object nothing, Throwable error) {
-        if (error != null) {
-            LOG.warn("restoring the chunk topics' preferred leaders failed", error);
+            control.restorePreferredLeaders(
+                    () -> liveChunkTopics, settings.preferredLeaderInterval());
         }
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.StatusPublisher;
 import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.client.progress.DeliveryProgressCodec;
+import dev.sluice.client.thread.SluiceThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,8 +19,11 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -73,6 +77,8 @@ public final class KafkaControlPlane implements ControlPlane {
     // elects the chunk topics' preferred leaders on the worker thread.
     private final Admin admin;
     private final PreferredLeaderElection leaders;
+    // The elections' thread: its Admin calls wait for the cluster, and no poll waits for them.
+    private final ScheduledExecutorService leaderElections;
 
     public KafkaControlPlane(
             Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
@@ -89,6 +95,9 @@ public final class KafkaControlPlane implements ControlPlane {
                         properties, new ByteArraySerializer(), new ByteArraySerializer());
         this.admin = Admin.create(properties);
         this.leaders = new PreferredLeaderElection(admin);
+        this.leaderElections =
+                Executors.newSingleThreadScheduledExecutor(
+                        SluiceThreads.factory("sluice-preferred-leaders"));
     }
 
     @Override
@@ -235,12 +244,13 @@ public final class KafkaControlPlane implements ControlPlane {
         return new Batch(polledCommands, bad, progress, positions);
     }
 
-    /** Runs on a worker thread; {@link #close} waits for it, from the scheduler's thread. */
     @Override
-    public synchronized void restorePreferredLeaders(Set<String> chunkTopics) {
-        if (!closed) {
-            leaders.run(chunkTopics);
-        }
+    public void restorePreferredLeaders(Supplier<Set<String>> chunkTopics, Duration interval) {
+        leaderElections.scheduleWithFixedDelay(
+                () -> leaders.run(chunkTopics.get()),
+                interval.toMillis(),
+                interval.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -273,6 +283,7 @@ public final class KafkaControlPlane implements ControlPlane {
     @Override
     public synchronized void close() {
         closed = true;
+        leaderElections.shutdownNow();
         consumer.close();
         statuses.close();
         progressProducer.close();

@@ -33,8 +33,7 @@ import org.slf4j.LoggerFactory;
 public final class PreferredLeaderElection {
     private static final Logger LOG = LoggerFactory.getLogger(PreferredLeaderElection.class);
 
-    // The scheduler's worker thread runs these calls between the control plane's polls, which
-    // wait as long as a call does: commands and progress are read late by as much.
+    // A round's calls give up after this; the next round asks again.
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
     private final Admin admin;

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** The scheduler's control plane in memory, for tests of its decisions. */
@@ -24,8 +25,9 @@ final class FakeControlPlane implements ControlPlane {
     // The topics the cluster does not have.
     final Set<String> missing = new HashSet<>();
     Map<String, Long> seeked = Map.of();
-    // The chunk topics of each call to restorePreferredLeaders, in order.
-    final List<Set<String>> leaderRounds = new ArrayList<>();
+    // What restorePreferredLeaders was given: null until it is called, and after close.
+    Supplier<Set<String>> leaderTopics;
+    Duration leaderInterval;
     long polls;
     // How many of the published statuses a flush covered.
     int flushedStatuses;
@@ -61,8 +63,10 @@ final class FakeControlPlane implements ControlPlane {
     }
 
     @Override
-    public synchronized void restorePreferredLeaders(Set<String> chunkTopics) {
-        leaderRounds.add(chunkTopics);
+    public synchronized void restorePreferredLeaders(
+            Supplier<Set<String>> chunkTopics, Duration interval) {
+        leaderTopics = chunkTopics;
+        leaderInterval = interval;
     }
 
     @Override
@@ -96,5 +100,9 @@ final class FakeControlPlane implements ControlPlane {
     }
 
     @Override
-    public void close() {}
+    public synchronized void close() {
+        // As the real one's elections end with it; the tests reuse the fake after a close.
+        leaderTopics = null;
+        leaderInterval = null;
+    }
 }

@@ -986,19 +986,19 @@ class GenerationEnumeratorTest {
         turn();
         turn();
         assertThat(control.states("wide")).containsExactly(JobState.ACCEPTED);
-        assertThat(control.leaderRounds)
-                .last()
+        assertThat(control.leaderInterval).isEqualTo(SETTINGS.preferredLeaderInterval());
+        assertThat(control.leaderTopics.get())
                 .isEqualTo(Set.of("sluice.chunks.node-0", "sluice.chunks.node-2"));
 
         control.commands.add(new JobCommand.Cancel("wide"));
         turn();
         turn();
-        assertThat(control.leaderRounds).last().isEqualTo(Set.of("sluice.chunks.node-0"));
+        assertThat(control.leaderTopics.get()).isEqualTo(Set.of("sluice.chunks.node-0"));
 
         control.commands.add(new JobCommand.Cancel("narrow"));
         turn();
         turn();
-        assertThat(control.leaderRounds).last().isEqualTo(Set.of());
+        assertThat(control.leaderTopics.get()).isEmpty();
     }
 
     @Test
@@ -1007,6 +1007,6 @@ class GenerationEnumeratorTest {
         submitAndStart(job("quiet"));
         turn();
         assertThat(control.states("quiet")).containsExactly(JobState.ACCEPTED, JobState.RUNNING);
-        assertThat(control.leaderRounds).isEmpty();
+        assertThat(control.leaderTopics).isNull();
     }
 }
