@@ -127,7 +127,7 @@ public final class GenerationEnumerator
     private Map<String, Long> positions;
     private ControlPlane control;
     // The chunk topics of the live jobs, made anew on this thread whenever the jobs change and
-    // read by the worker thread's preferred-leader elections: the one thing of the scheduler's
+    // read by the control plane's preferred-leader elections: the one thing of the scheduler's
     // they see.
     private volatile Set<String> liveChunkTopics = Set.of();
 

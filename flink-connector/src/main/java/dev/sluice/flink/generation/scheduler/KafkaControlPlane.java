@@ -74,7 +74,7 @@ public final class KafkaControlPlane implements ControlPlane {
     private boolean closed;
     private final KafkaProducer<byte[], byte[]> progressProducer;
     // Asks which chunk topics exist, on the scheduler's thread (the consumer is the poll's), and
-    // elects the chunk topics' preferred leaders on the worker thread.
+    // elects the chunk topics' preferred leaders on the elections' thread.
     private final Admin admin;
     private final PreferredLeaderElection leaders;
     // The elections' thread: its Admin calls wait for the cluster, and no poll waits for them.
