@@ -1,12 +1,12 @@
-"""Python's copies of the C++ limits and idle strategy, pinned to the C++ sources they copy, so a
-bound changed in one language and not the other fails here (docs/architecture.md, "Segment":
-"Both sides idle alike")."""
+"""Python's copies of the C++ limits and idle strategy, and of the Java reader's progress timeout,
+pinned to the sources they copy, so a bound changed in one language and not the other fails here
+(docs/architecture.md, "Segment": "Both sides idle alike")."""
 
 import re
 
 import pytest
 
-from sluice import limits, segment
+from sluice import limits, progress, segment
 
 from conftest import ROOT
 
@@ -62,3 +62,11 @@ def test_the_idle_strategy_is_the_one_of_the_cpp_side():
     assert segment.YIELDS == option("yields", "")
     assert segment.MIN_BACKOFF_S == pytest.approx(option("min_backoff", "microseconds") * 1e-6)
     assert segment.MAX_BACKOFF_S == pytest.approx(option("max_backoff", "milliseconds") * 1e-3)
+
+
+def test_the_progress_request_timeout_is_the_one_of_the_java_reader():
+    java = (ROOT / "client" / "src" / "main" / "java" / "dev" / "sluice" / "client" / "progress"
+            / "BrokerLossTimeouts.java").read_text()
+    found = re.search(r"REQUEST_TIMEOUT = Duration\.ofSeconds\((\d+)\);", java)
+    assert found, "BrokerLossTimeouts.java no longer sets REQUEST_TIMEOUT in seconds"
+    assert progress.REQUEST_TIMEOUT_MS == int(found[1]) * 1000

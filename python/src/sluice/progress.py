@@ -123,6 +123,10 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
     return progress
 
 
+# BrokerLossTimeouts.REQUEST_TIMEOUT of the Java client.
+REQUEST_TIMEOUT_MS = 5000
+
+
 class ProgressReporter:
     """Publishes one reader's progress from a thread of its own (``interval``, 0.1 s).
     ``chunks_per_task``: where the stream's generation tasks end, task ``t`` starting at ``seq = t
@@ -138,7 +142,11 @@ class ProgressReporter:
         if chunks_per_task < 0:
             raise ValueError(f"chunks_per_task = {chunks_per_task}: must be 0 (unknown) or more")
         self.topic = topic
-        self.producer = KafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=0)
+        # A record waiting on a lost leader holds back every record after it: give up on that
+        # broker in seconds, as the Java reader does (docs/generation.md, "A lost broker on the
+        # progress path").
+        self.producer = KafkaProducer(bootstrap_servers=bootstrap_servers, linger_ms=0,
+                                      request_timeout_ms=REQUEST_TIMEOUT_MS)
         self.interval = interval
         self.chunks_per_task = chunks_per_task
         self.lock = threading.Lock()

@@ -201,12 +201,13 @@ public final class ProgressListener implements AutoCloseable {
     }
 
     /**
-     * A progress consumer of these properties: no commits, bytes in, {@code clientId} unless set.
+     * A progress consumer of these properties: no commits, bytes in, {@code clientId} unless set,
+     * and {@link BrokerLossTimeouts} unless they set their own.
      */
     public static KafkaConsumer<byte[], byte[]> newConsumer(
             Properties properties, String clientId) {
-        Properties props = new Properties();
-        props.putAll(properties);
+        // A lost broker is told in seconds (BrokerLossTimeouts): the writers' caps wait on this.
+        Properties props = BrokerLossTimeouts.withDefaults(properties);
         props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

@@ -7,6 +7,7 @@ import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.progress.BrokerLossTimeouts;
 import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.client.progress.DeliveryProgressCodec;
 import dev.sluice.client.progress.ProgressReporter;
@@ -456,6 +457,9 @@ public final class StreamReaderBuilder {
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         props.putAll(kafkaProperties);
+        // A record waiting on a lost leader holds back every record after it: the scheduler hears
+        // nothing of this reader until the producer gives up on that broker.
+        props = BrokerLossTimeouts.withDefaults(props);
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }

@@ -6,6 +6,7 @@ import dev.sluice.client.job.JobCommandReader;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.StatusPublisher;
+import dev.sluice.client.progress.BrokerLossTimeouts;
 import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.client.progress.DeliveryProgressCodec;
 import dev.sluice.client.thread.SluiceThreads;
@@ -82,7 +83,9 @@ public final class KafkaControlPlane implements ControlPlane {
 
     public KafkaControlPlane(
             Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
-        this.properties = properties;
+        // Every client here reads or writes the control topics, whose leader a host fault may take
+        // away: it must not keep the scheduler deaf for Kafka's 30 s request timeout.
+        this.properties = BrokerLossTimeouts.withDefaults(properties);
         this.jobsTopic = jobsTopic;
         this.statusTopic = statusTopic;
         this.progressTopic = progressTopic;
