@@ -22,10 +22,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -37,6 +39,7 @@ import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -46,6 +49,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -74,6 +79,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       daemon from its own host's broker, the partition's leader or its follower in that rack.
  *   <li>{@code locality}: each chunk topic's leaders on its output location's host, and the share
  *       of the completed jobs' tasks computed on their output location's host.
+ *   <li>{@code leaders}: the control topics led by their preferred leader again, on the host whose
+ *       loss the host faults check, and with {@code --chunks-of} an output location's chunk topic
+ *       led by another host than its reader's.
  * </ul>
  */
 public final class ClusterChecks {
@@ -81,6 +89,12 @@ public final class ClusterChecks {
     private static final String GENERATION_JOB_NAME = "sluice generation";
     private static final int CHUNK_PARTITIONS = 4;
     private static final int SOURCE_PARTITIONS = 8;
+    private static final List<String> CONTROL_TOPICS =
+            List.of(
+                    JobClient.DEFAULT_JOBS_TOPIC,
+                    JobClient.DEFAULT_STATUS_TOPIC,
+                    DeliveryProgress.DEFAULT_TOPIC,
+                    Printed.TOPIC);
     private static final Pattern LOCAL_TASKS =
             Pattern.compile("(\\d+) of (\\d+) tasks computed on their output location's host");
 
@@ -102,6 +116,7 @@ public final class ClusterChecks {
                         case "source" ->
                                 checks.source((long) options.positive("--records", 2_000_000));
                         case "locality" -> checks.locality();
+                        case "leaders" -> checks.leaders(options);
                         default ->
                                 throw new IllegalArgumentException(
                                         "usage: setup | printing [--jobs A,B/8] [--speed MB/s]"
@@ -109,7 +124,8 @@ public final class ClusterChecks {
                                                 + " [--submit-only true] [--await ID,...]"
                                                 + " [--allow-starvation true]"
                                                 + " | capacity [--jobs B/4] [--speed MB/s]"
-                                                + " | source [--records N] | locality");
+                                                + " | source [--records N] | locality"
+                                                + " | leaders [--chunks-of LOCATION=HOST]");
                     };
         } catch (IllegalArgumentException e) {
             Arguments.exit("check " + check, e);
@@ -124,13 +140,14 @@ public final class ClusterChecks {
     private boolean setup() throws Exception {
         try (Admin admin = admin()) {
             List<NewTopic> topics = new ArrayList<>();
-            for (String control :
-                    List.of(
-                            JobClient.DEFAULT_JOBS_TOPIC,
-                            JobClient.DEFAULT_STATUS_TOPIC,
-                            DeliveryProgress.DEFAULT_TOPIC,
-                            Printed.TOPIC)) {
-                topics.add(new NewTopic(control, 1, (short) 3));
+            // Led by one host's broker, that the host faults take it on purpose.
+            for (String control : CONTROL_TOPICS) {
+                topics.add(
+                        new NewTopic(
+                                control,
+                                Map.of(
+                                        0,
+                                        replicasLedBy(Topology.brokerOf(Topology.CONTROL_HOST)))));
             }
             // A chunk crosses the network once: from its producer to the leader on its output
             // location's host, whose daemon reads it there.
@@ -186,15 +203,109 @@ public final class ClusterChecks {
         int partitions = leaders.size() == 1 ? CHUNK_PARTITIONS : SOURCE_PARTITIONS;
         Map<Integer, List<Integer>> assignment = new TreeMap<>();
         for (int p = 0; p < partitions; p++) {
-            int leader = leaders.get(p % leaders.size());
-            List<Integer> replicas = new ArrayList<>(List.of(leader));
-            Topology.BROKER_HOSTS.keySet().stream()
-                    .sorted()
-                    .filter(id -> id != leader)
-                    .forEach(replicas::add);
-            assignment.put(p, replicas);
+            assignment.put(p, replicasLedBy(leaders.get(p % leaders.size())));
         }
         return assignment;
+    }
+
+    /** Every broker, {@code leader} first: the partition's preferred leader. */
+    private static List<Integer> replicasLedBy(int leader) {
+        List<Integer> replicas = new ArrayList<>(List.of(leader));
+        Topology.BROKER_HOSTS.keySet().stream()
+                .sorted()
+                .filter(id -> id != leader)
+                .forEach(replicas::add);
+        return replicas;
+    }
+
+    // ---- leaders ----
+
+    /**
+     * Puts the leaders where a host fault expects them: the control topics on {@link
+     * Topology#CONTROL_HOST}'s broker, their preferred leader (an earlier fault of that host left
+     * them led elsewhere, and Kafka's own rebalance would wait up to 5 minutes); and, with {@code
+     * --chunks-of LOCATION=HOST}, the chunk topic of that output location led by HOST's broker, its
+     * replicas reordered so that HOST's is preferred. A stream whose chunk topic is led by another
+     * host than its reader's is read from the follower on the reader's host (docs/cluster.md, "Rack
+     * awareness"); the host faults take that leader away.
+     */
+    private boolean leaders(Arguments options) throws Exception {
+        Map<String, Integer> wanted = new TreeMap<>();
+        for (String control : CONTROL_TOPICS) {
+            wanted.put(control, Topology.brokerOf(Topology.CONTROL_HOST));
+        }
+        try (Admin admin = admin()) {
+            String chunksOf = options.optional("--chunks-of", null);
+            if (chunksOf != null) {
+                String[] locationAndHost = chunksOf.split("=", 2);
+                if (locationAndHost.length != 2
+                        || !Topology.OUTPUT_LOCATION_HOSTS.containsKey(locationAndHost[0])) {
+                    throw new IllegalArgumentException(
+                            "--chunks-of takes LOCATION=HOST, LOCATION one of "
+                                    + Topology.outputLocations());
+                }
+                String topic = ChunkTopics.forOutputLocation(locationAndHost[0]);
+                int leader = Topology.brokerOf(locationAndHost[1]);
+                Map<TopicPartition, Optional<NewPartitionReassignment>> reorder = new HashMap<>();
+                for (TopicPartitionInfo p : partitions(admin, topic)) {
+                    reorder.put(
+                            new TopicPartition(topic, p.partition()),
+                            Optional.of(new NewPartitionReassignment(replicasLedBy(leader))));
+                }
+                // The same replicas in another order: nothing to copy, done at once.
+                admin.alterPartitionReassignments(reorder).all().get();
+                wanted.put(topic, leader);
+            }
+            await(
+                    "leaders " + wanted,
+                    Duration.ofMinutes(2),
+                    () -> {
+                        try {
+                            Map<TopicPartition, Integer> led = leadersOf(admin, wanted.keySet());
+                            Set<TopicPartition> elsewhere = new HashSet<>();
+                            led.forEach(
+                                    (partition, leader) -> {
+                                        if (leader != wanted.get(partition.topic())) {
+                                            elsewhere.add(partition);
+                                        }
+                                    });
+                            if (elsewhere.isEmpty()) {
+                                return true;
+                            }
+                            // An election whose broker is not in sync yet fails that partition;
+                            // the next round tries again.
+                            admin.electLeaders(ElectionType.PREFERRED, elsewhere)
+                                    .partitions()
+                                    .get();
+                            return false;
+                        } catch (ExecutionException e) {
+                            return false;
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            wanted.forEach(
+                    (topic, leader) ->
+                            System.out.printf(
+                                    "leaders    %s led by broker %d on %s%n",
+                                    topic, leader, Topology.BROKER_HOSTS.get(leader)));
+        }
+        return true;
+    }
+
+    /** Each partition's leader, -1 while it has none. */
+    private static Map<TopicPartition, Integer> leadersOf(Admin admin, Set<String> topics)
+            throws ExecutionException, InterruptedException {
+        Map<TopicPartition, Integer> leaders = new HashMap<>();
+        for (TopicDescription d : admin.describeTopics(topics).allTopicNames().get().values()) {
+            for (TopicPartitionInfo p : d.partitions()) {
+                Node leader = p.leader();
+                leaders.put(
+                        new TopicPartition(d.name(), p.partition()),
+                        leader == null || leader.isEmpty() ? -1 : leader.id());
+            }
+        }
+        return leaders;
     }
 
     private static void create(Admin admin, List<NewTopic> topics) throws Exception {

@@ -15,7 +15,9 @@ import java.util.function.Consumer;
  * {@code ClusterIT} runs the same in the README's test command. The checks run inside the cluster
  * ({@link ClusterChecks}, in the client container); the faults are done from here, to a job that is
  * running, at the speed the cluster carries with a host fewer: a TaskManager killed, paused for 15
- * s, limited to a quarter of a processor; a Kafka broker stopped; a daemon killed with SIGKILL.
+ * s, limited to a quarter of a processor; a Kafka broker stopped; a daemon killed with SIGKILL;
+ * every container of the host that leads the control topics killed; that host's network cut for 20
+ * s.
  *
  * <p>{@code --root DIR build | up | demo | down [--project NAME] [--keep]}
  */
@@ -26,6 +28,7 @@ public final class ClusterDemo {
     // mid-job and its remedy to end within it, short enough for the README's test command.
     private static final String FAULT_JOB = "B/8";
     private static final Duration PAUSE = Duration.ofSeconds(15);
+    private static final Duration NETWORK_CUT = Duration.ofSeconds(20);
 
     /** One step of the demo and how it went. */
     public record Step(String name, boolean passed, double seconds) {}
@@ -189,6 +192,41 @@ public final class ClusterDemo {
                     // brings a new daemon up on the same host, shared memory and socket folder.
                     () -> exec("brokerd-1", "pkill", "-KILL", "-x", "sluice-brokerd"),
                     () -> {});
+            // The host that leads the control topics (jobs, statuses, delivery progress) and,
+            // for these faults, the chunk topic of a stream read on another host, from the
+            // follower there: lost with every container of it, then, back, cut off for 20 s.
+            // Its producer (Flink restores the lost one elsewhere, and does not move it back),
+            // its broker and its leadership go; every reader is elsewhere and must not starve
+            // while the leadership moves.
+            String host = Topology.CONTROL_HOST;
+            String elsewhere = Topology.READ_ELSEWHERE + "=" + host;
+            String[] lost = Topology.servicesOf(host).toArray(String[]::new);
+            fault(
+                    "d. host lost",
+                    "host",
+                    speed,
+                    () -> checks("leaders", "--chunks-of", elsewhere),
+                    () -> compose.kill(lost),
+                    () -> compose.start(lost));
+            fault(
+                    "d. host's network cut 20 s",
+                    "cut",
+                    speed,
+                    () -> checks("leaders", "--chunks-of", elsewhere),
+                    () -> {
+                        var networks = compose.disconnect(host);
+                        Thread.sleep(NETWORK_CUT.toMillis());
+                        compose.reconnect(host, networks);
+                    },
+                    // The stream's chunk topic led from its reader's host again.
+                    () ->
+                            checks(
+                                    "leaders",
+                                    "--chunks-of",
+                                    Topology.READ_ELSEWHERE
+                                            + "="
+                                            + Topology.OUTPUT_LOCATION_HOSTS.get(
+                                                    Topology.READ_ELSEWHERE)));
         } catch (Exception e) {
             out.println("cluster: " + e);
             steps.add(new Step(e.getClass().getSimpleName(), false, 0));
@@ -237,22 +275,30 @@ public final class ClusterDemo {
      */
     private void fault(String name, String id, String speed, Action strike, Action heal)
             throws Exception {
+        fault(name, id, speed, () -> true, strike, heal);
+    }
+
+    /** A fault that needs the cluster in a certain state first: {@code prepare} makes it so. */
+    private void fault(
+            String name, String id, String speed, Check prepare, Action strike, Action heal)
+            throws Exception {
         String prefix = "fault-" + id + "-" + System.currentTimeMillis() % 100_000;
         step(
                 name,
                 () -> {
-                    if (!checks(
-                            "printing",
-                            "--jobs",
-                            FAULT_JOB,
-                            "--speed",
-                            speed,
-                            "--buffer",
-                            "producer-loss",
-                            "--prefix",
-                            prefix,
-                            "--submit-only",
-                            "true")) {
+                    if (!prepare.run()
+                            || !checks(
+                                    "printing",
+                                    "--jobs",
+                                    FAULT_JOB,
+                                    "--speed",
+                                    speed,
+                                    "--buffer",
+                                    "producer-loss",
+                                    "--prefix",
+                                    prefix,
+                                    "--submit-only",
+                                    "true")) {
                         return false;
                     }
                     out.println("  fault: " + name);

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 /**
  * The demo cluster's compose project, driven from this machine through {@code docker-compose} and
  * {@code docker}: what the cluster's driver and its test do to it (up, down, exec, and the faults:
- * kill, stop, pause, a limit of processors).
+ * kill, stop, pause, a limit of processors, a host's network cut).
  */
 final class Compose {
     private final Path file;
@@ -88,17 +88,20 @@ final class Compose {
         return stream(timeout, out, compose(args.toArray(String[]::new)));
     }
 
-    /** {@code docker kill}: SIGKILL to the container, which stays down until started. */
-    void kill(String service) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(1), "kill", service);
+    /** {@code docker kill}: SIGKILL to the containers, which stay down until started. */
+    void kill(String... services) throws IOException, InterruptedException {
+        run(Duration.ofMinutes(1), concat("kill", services));
     }
 
     void stop(String service) throws IOException, InterruptedException {
         run(Duration.ofMinutes(2), "stop", "--timeout", "10", service);
     }
 
-    void start(String service) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(2), "start", service);
+    /** Starts the containers in the order given: a host's namespace before those joining it. */
+    void start(String... services) throws IOException, InterruptedException {
+        for (String service : services) {
+            run(Duration.ofMinutes(2), "start", service);
+        }
     }
 
     void pause(String service) throws IOException, InterruptedException {
@@ -109,12 +112,60 @@ final class Compose {
         run(Duration.ofMinutes(1), "unpause", service);
     }
 
+    /**
+     * Cuts the network of {@code host}, a service whose namespace the host's other containers share
+     * (docker-compose.yml): {@code docker network disconnect} from each network it is on, which are
+     * returned for {@link #reconnect}.
+     */
+    List<String> disconnect(String host) throws IOException, InterruptedException {
+        String container = container(host);
+        List<String> networks =
+                lines(
+                        output(
+                                Duration.ofMinutes(1),
+                                List.of(
+                                        "docker",
+                                        "inspect",
+                                        "-f",
+                                        "{{range $net, $conf := .NetworkSettings.Networks}}"
+                                                + "{{println $net}}{{end}}",
+                                        container)));
+        for (String network : networks) {
+            output(
+                    Duration.ofMinutes(1),
+                    List.of("docker", "network", "disconnect", network, container));
+        }
+        return networks;
+    }
+
+    /**
+     * Connects {@code host} again to {@code networks} under its service name, the alias its peers
+     * reach it by: its address may be another one now, and its name finds it.
+     */
+    void reconnect(String host, List<String> networks) throws IOException, InterruptedException {
+        String container = container(host);
+        for (String network : networks) {
+            output(
+                    Duration.ofMinutes(1),
+                    List.of("docker", "network", "connect", "--alias", host, network, container));
+        }
+    }
+
     /** Limits the service's container to {@code cpus} of this machine's processors. */
     void limitCpus(String service, double cpus) throws IOException, InterruptedException {
-        String container = output(Duration.ofMinutes(1), compose("ps", "-q", service)).strip();
         output(
                 Duration.ofMinutes(1),
-                List.of("docker", "update", "--cpus", Double.toString(cpus), container));
+                List.of("docker", "update", "--cpus", Double.toString(cpus), container(service)));
+    }
+
+    private String container(String service) throws IOException, InterruptedException {
+        return output(Duration.ofMinutes(1), compose("ps", "-q", service)).strip();
+    }
+
+    private static String[] concat(String first, String... rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
     }
 
     /** The project's log of {@code service}, its last lines. */

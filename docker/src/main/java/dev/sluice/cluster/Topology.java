@@ -2,6 +2,7 @@ package dev.sluice.cluster;
 
 import dev.sluice.printing.Channel;
 import dev.sluice.printing.PrintingDemo;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,34 @@ final class Topology {
     static final Map<String, String> OUTPUT_LOCATION_HOSTS = outputLocationHosts();
 
     static final String BOOTSTRAP_SERVERS = "host1:9092,host2:9092,host3:9092";
+
+    /**
+     * The host whose broker leads the control topics (jobs, statuses, delivery progress, the print
+     * heads' reports): host3, which prints nothing, so that its loss takes the control topics'
+     * leader and a producer but no reader.
+     */
+    static final String CONTROL_HOST = "host3";
+
+    /**
+     * The output location whose chunk topic the host faults have led by {@link #CONTROL_HOST}: its
+     * stream is then read on its print head's host from the follower there, and the fault takes its
+     * leader away.
+     */
+    static final String READ_ELSEWHERE = PrintingDemo.outputLocation(Channel.MAGENTA);
+
+    /**
+     * The services of {@code host}, as docker-compose.yml names them: the host's namespace first,
+     * then its broker, daemon and TaskManager, and its print head where it has one.
+     */
+    static List<String> servicesOf(String host) {
+        String n = host.substring("host".length());
+        List<String> services =
+                new ArrayList<>(List.of(host, "kafka-" + n, "brokerd-" + n, "taskmanager-" + n));
+        if (OUTPUT_LOCATION_HOSTS.containsValue(host)) {
+            services.add("printhead-" + n);
+        }
+        return List.copyOf(services);
+    }
 
     /** Where each daemon serves its Prometheus metrics. */
     static String metricsUrl(String host) {

@@ -49,7 +49,9 @@ class ClusterIT {
                         "d. TaskManager paused 15 s",
                         "d. TaskManager at 0.25 CPU",
                         "d. Kafka broker stopped",
-                        "d. sluice-brokerd killed");
+                        "d. sluice-brokerd killed",
+                        "d. host lost",
+                        "d. host's network cut 20 s");
         assertThat(demo.steps())
                 .as(printed.toString(StandardCharsets.UTF_8))
                 .allMatch(ClusterDemo.Step::passed);
