@@ -1,8 +1,8 @@
 // The native fetch path against librdkafka's mock cluster, a real Kafka protocol server on
 // loopback: records arrive once and in order from every codec, whatever start, through broker
-// outages and leader errors, and from the follower a leader names and back; paused partitions are
-// not fetched. The daemon's process tests and
-// the Java integration tests run the same path against the real broker.
+// outages and leader errors, from the follower a leader names and back, and from the replica on
+// the daemon's own broker at once; paused partitions are not fetched. The daemon's process tests
+// and the Java integration tests run the same path against the real broker.
 #include "ingest/native_fetch_source.h"
 
 #include <gtest/gtest.h>
@@ -44,7 +44,8 @@ class NativeFetchSourceTest : public ::testing::Test {
   void SetUp() override {
     cluster_owner_ = NewProducer({{"test.mock.num.brokers", "2"}});
     cluster_ = rd_kafka_handle_mock_cluster(cluster_owner_.get());
-    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 1),
+    // Both brokers hold a replica of each partition, in sync in the mock's metadata.
+    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "t", kPartitions, 2),
               RD_KAFKA_RESP_ERR_NO_ERROR);
     bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
     ASSERT_OK_AND_ASSIGN(session_,
@@ -89,6 +90,13 @@ class NativeFetchSourceTest : public ::testing::Test {
   static std::map<int32_t, int64_t> FromBeginning() {
     std::map<int32_t, int64_t> starts;
     for (int p = 0; p < kPartitions; ++p) starts[p] = RD_KAFKA_OFFSET_BEGINNING;
+    return starts;
+  }
+
+  // Offset 0 of each partition: a start that needs no broker's answer.
+  static std::map<int32_t, int64_t> FromZero() {
+    std::map<int32_t, int64_t> starts;
+    for (int p = 0; p < kPartitions; ++p) starts[p] = 0;
     return starts;
   }
 
@@ -226,6 +234,25 @@ TEST_F(NativeFetchSourceTest, AFollowerTheLeaderNamesServesItsPartitions) {
   EXPECT_NE(rendered.find(RecordsFrom(1) + " 0\n"), std::string::npos)
       << "the leader sent no records\n"
       << rendered;
+  for (int p = 0; p < kPartitions; ++p) {
+    EXPECT_NE(rendered.find(ReplicaOf(p) + " 2\n"), std::string::npos) << rendered;
+  }
+}
+
+// An in-sync replica on the daemon's own broker is read from the start, without the leader naming
+// it first: with the leader's broker down, every record the replica holds arrives all the same.
+TEST_F(NativeFetchSourceTest, AnInSyncReplicaOnTheDaemonsBrokerIsReadAtOnceWithTheLeaderDown) {
+  LeadOnOneFollowOnTwo();
+  Produce(0, 1000);
+  ASSERT_EQ(rd_kafka_mock_broker_set_down(cluster_, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
+  Metrics metrics;
+  PartitionPauses pauses(nullptr, "t", {0, 1, 2, 3});
+  NativeFetchSettings own = InRack();
+  own.own_broker = 2;
+  ASSERT_OK_AND_ASSIGN(auto source, Source(FromZero(), pauses, own, &metrics));
+  ExpectRecords(Read(*source, 1000), 0, 1000);
+  const std::string rendered = metrics.Render();
+  EXPECT_NE(rendered.find(RecordsFrom(2) + " 1000\n"), std::string::npos) << rendered;
   for (int p = 0; p < kPartitions; ++p) {
     EXPECT_NE(rendered.find(ReplicaOf(p) + " 2\n"), std::string::npos) << rendered;
   }

@@ -281,7 +281,8 @@ constexpr DaemonSetting kDaemonSettings[] = {
     {.key = "sluice.broker.id",
      .type = "int32",
      .unset = "none",
-     .doc = "the colocated broker's id, for the partitions whose leader is on this host",
+     .doc = "the colocated broker's id, for the partitions whose leader is on this host and, "
+            "with client.rack, the in-sync replicas read there at once",
      .apply = [](const DaemonSetting& s, std::string_view value, DaemonConfig& config) -> Status {
        Result<int32_t> id = ParseNumber<int32_t>(s.key, value);
        if (!id.ok()) return id.status();

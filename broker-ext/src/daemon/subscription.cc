@@ -68,6 +68,7 @@ Result<std::unique_ptr<Subscription>> Subscription::Start(const SubscriptionPlan
     s.pauses_ = std::make_unique<PartitionPauses>(nullptr, plan.topic, s.partitions_);
     SLUICE_ASSIGN_OR_RETURN(NativeFetchSettings settings, NativeFetchSettings::From(plan.kafka));
     settings.read_committed = plan.read_committed;
+    settings.own_broker = plan.own_broker.value_or(-1);
     const std::string& topic = plan.topic;
     NativeFetchSource::Cluster cluster{
         [&session, topic] { return session.LeaderAddresses(topic, kKafkaTimeout); },

@@ -49,6 +49,9 @@ struct SubscriptionPlan {
   uid_t reader_uid = 0;
   ObjectKind kind = ObjectKind::kRecords;
   bool native_fetch = false;  // RECORDS only: the native fetch path instead of librdkafka's queue
+  // The broker on the daemon's host (sluice.broker.id): the native fetch path reads an in-sync
+  // replica there at once.
+  std::optional<int32_t> own_broker;
   // Committed records only, or those of open and aborted transactions too; the session's level
   // must agree (docs/formats.md, SUBSCRIBE's READ_UNCOMMITTED).
   bool read_committed = true;

@@ -137,6 +137,7 @@ SubscriptionPlan SubscriptionPlanner::Build(const protocol::Subscribe& request, 
   plan.kafka = config_.kafka;
   plan.native_fetch = request.mode == protocol::Mode::kRecords && config_.native_fetch &&
                       NativeFetchSettings::Applies(config_.kafka);
+  plan.own_broker = config_.broker_id;
   plan.read_committed = read_committed;
   if (request.mode == protocol::Mode::kChunkStreams) {
     plan.kind = ObjectKind::kChunks;

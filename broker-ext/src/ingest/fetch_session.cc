@@ -199,6 +199,7 @@ Result<TopicLeaders> FetchSession::LeaderAddresses(const std::string& topic,
   for (int i = 0; i < described.partition_cnt; ++i) {
     const rd_kafka_metadata_partition_t& partition = described.partitions[i];
     if (found.brokers.contains(partition.leader)) found.leaders[partition.id] = partition.leader;
+    found.in_sync[partition.id].assign(partition.isrs, partition.isrs + partition.isr_cnt);
   }
   return found;
 }

@@ -36,12 +36,14 @@ struct PartitionLeader {
   int32_t leader;  // a broker id, -1 without one
 };
 
-// Who serves a topic's partitions, for the native fetch path: each partition's leader and the
-// address of every broker, followers included, since a leader may send a rack-aware reader to a
-// follower by its id (KIP-392, docs/brokerd.md "Rack awareness").
+// Who serves a topic's partitions, for the native fetch path: each partition's leader and
+// in-sync replicas, and the address of every broker, followers included, since a rack-aware
+// reader may be sent to a follower, or read the one on its host (KIP-392, docs/brokerd.md "Rack
+// awareness").
 struct TopicLeaders {
-  std::map<int32_t, int32_t> leaders;      // partition -> its leader's broker id, when it has one
-  std::map<int32_t, std::string> brokers;  // broker id -> host:port
+  std::map<int32_t, int32_t> leaders;  // partition -> its leader's broker id, when it has one
+  std::map<int32_t, std::vector<int32_t>> in_sync;  // partition -> its in-sync replicas
+  std::map<int32_t, std::string> brokers;           // broker id -> host:port
 };
 
 class FetchSession {
@@ -68,7 +70,8 @@ class FetchSession {
                                                const std::vector<int32_t>& partitions,
                                                std::chrono::milliseconds timeout) const;
 
-  // Each partition's leader and every broker's address, from cluster metadata.
+  // Each partition's leader and in-sync replicas and every broker's address, from cluster
+  // metadata.
   Result<TopicLeaders> LeaderAddresses(const std::string& topic,
                                        std::chrono::milliseconds timeout) const;
   // The partition's low and high watermarks, asked of its leader.

@@ -255,19 +255,36 @@ Status NativeFetchSource::Locate() {
   Result<TopicLeaders> found = cluster_.leaders();
   // Retried, as librdkafka retries: a topic's metadata can lag its creation, or a leader's move.
   if (!found.ok()) return Status(StatusCode::kIoError, found.status().message());
+  brokers_ = std::move(found->brokers);
   for (const auto& [partition, state] : partitions_) {
-    if (!found->leaders.contains(partition)) {
+    if (!found->leaders.contains(partition) && !ReadsOwnReplica(found->in_sync[partition])) {
       return Status(StatusCode::kIoError,
                     topic_ + " [" + std::to_string(partition) + "] has no leader");
     }
   }
-  brokers_ = std::move(found->brokers);
   for (auto& [partition, state] : partitions_) {
-    state.leader = found->leaders.at(partition);
-    ReadFrom(partition, state, state.leader, "leader");
+    auto leader = found->leaders.find(partition);
+    state.leader = leader == found->leaders.end() ? -1 : leader->second;
+    if (state.leader != settings_.own_broker && ReadsOwnReplica(found->in_sync[partition])) {
+      // A lease, as if the leader had named it: the leader is asked again when it ends.
+      state.lease_end = Clock::now() + settings_.replica_lease;
+      ReadFrom(partition, state, settings_.own_broker,
+               state.leader < 0 ? "in-sync replica on the daemon's host, no leader"
+                                : "in-sync replica on the daemon's host");
+    } else {
+      ReadFrom(partition, state, state.leader, "leader");
+    }
   }
   located_ = true;
   return Status::OK();
+}
+
+bool NativeFetchSource::ReadsOwnReplica(const std::vector<int32_t>& in_sync) const {
+  // Without a rack the deployment asked for no reads from followers; after a follower failed,
+  // none for a while either (kRackPause).
+  return !settings_.rack.empty() && settings_.own_broker >= 0 && Clock::now() >= rack_resumes_at_ &&
+         brokers_.contains(settings_.own_broker) &&
+         std::ranges::find(in_sync, settings_.own_broker) != in_sync.end();
 }
 
 Status NativeFetchSource::LinkUp() {

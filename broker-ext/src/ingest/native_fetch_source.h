@@ -13,9 +13,11 @@
 // Rack awareness (KIP-392): with client.rack set, requests name the rack, and a leader that
 // prefers a follower in that rack says so in its response; the partition is then fetched from
 // that follower until it fails or the preference expires, and from its leader again after
-// (docs/brokerd.md, "Rack awareness"). Offsets are the same on every replica, and a follower
-// returns nothing beyond its high watermark, so where a partition is read from changes neither
-// order nor what is read; a partition is in at most one request at a time.
+// (docs/brokerd.md, "Rack awareness"). A partition with an in-sync replica on the daemon's own
+// broker starts there, leased the same way, without asking its leader first. Offsets are the same
+// on every replica, and a follower returns nothing beyond its high watermark, so where a partition
+// is read from changes neither order nor what is read; a partition is in at most one request at a
+// time.
 #pragma once
 
 #include <chrono>
@@ -56,6 +58,10 @@ struct NativeFetchSettings {
   // consumer keeps the preference for metadata.max.age.ms, 5 minutes by default, as librdkafka
   // keeps its lease.
   std::chrono::milliseconds replica_lease{300'000};
+  // The broker on the daemon's host (sluice.broker.id), -1 when unknown. With a rack, a partition
+  // that has an in-sync replica there is read from it at once, not after its leader names it:
+  // while the leader's host is unreachable, the partition is still read up to its high watermark.
+  int32_t own_broker = -1;
 
   static Result<NativeFetchSettings> From(const KafkaSettings& settings);
   // Whether the settings leave the connection plaintext, the only one this path speaks; TLS and
@@ -142,8 +148,12 @@ class NativeFetchSource final : public MessageSource {
 
   NativeFetchSource(std::string topic, NativeFetchSettings settings, Cluster cluster,
                     const PartitionPauses& pauses, Metrics* metrics);
-  // Looks the leaders up; every partition is then fetched from its leader.
+  // Looks the leaders up; every partition is then fetched from the in-sync replica on the
+  // daemon's host, or else from its leader.
   Status Locate();
+  // Whether the partition is read from the daemon's own broker, an in-sync replica of it, rather
+  // than from its leader.
+  bool ReadsOwnReplica(const std::vector<int32_t>& in_sync) const;
   // Connects to every broker a partition is fetched from that has no link yet. A follower that
   // cannot be reached sends its partitions back to their leaders; a leader fails the call.
   Status LinkUp();
