@@ -418,6 +418,8 @@ public final class GenerationBenchmark {
                                 .brokerdBinary(options.brokerd())
                                 .parallelism(2)
                                 .speculation(speculation)
+                                // One kill per job: each restored as if it were the first.
+                                .fixedRestartDelay(Duration.ofSeconds(1))
                                 .outputLocations(locations(4), PARTITIONS)
                                 .outputLocationsOnProducersHost()
                                 .maxTaskSizeBytes(taskSize(paced))
