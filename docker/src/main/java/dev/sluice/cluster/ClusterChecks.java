@@ -140,7 +140,7 @@ public final class ClusterChecks {
     private boolean setup() throws Exception {
         try (Admin admin = admin()) {
             List<NewTopic> topics = new ArrayList<>();
-            // Led by one host's broker, that the host faults take it on purpose.
+            // Led by one host's broker, so that the host faults take their leader on purpose.
             for (String control : CONTROL_TOPICS) {
                 topics.add(
                         new NewTopic(
