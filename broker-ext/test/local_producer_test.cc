@@ -265,8 +265,11 @@ class LocalProducerTest : public ::testing::Test {
                                             std::unique_ptr<LocalProducer>& producer,
                                             std::vector<ReadyMessage>& taken) {
     auto inbox = Subscribe("");
-    auto created =
-        Eventually("the producer creates its segment", [&] { return Exists(process.path()); });
+    // The writer creates its segment first and its doorbell beside it after: a producer started
+    // in between is refused for want of the doorbell.
+    auto created = Eventually("the producer creates its segment and its doorbell", [&] {
+      return Exists(process.path()) && Exists(process.path() + ".bell");
+    });
     if (!created) return created;
     auto started = Start(process.path());
     if (!started.ok()) return ::testing::AssertionFailure() << started.status().ToString();
