@@ -12,12 +12,12 @@ import org.apache.kafka.clients.CommonClientConfigs;
  *
  * <p>A broker whose host is lost or cut off closes none of its connections: a request sent to it
  * waits for an answer that never comes until {@code request.timeout.ms}, 30 s by default, and only
- * then does the client ask for the new leader. Meanwhile the scheduler hears no delivery, hands out
- * no task that needs room, and takes a reader whose records wait there for a reader that is gone
- * (measured on the demo cluster: a host's network cut aborted its job so, every stream complete and
- * unstarved). Progress records and fetches answer in milliseconds, so a few seconds tell a lost
- * broker; Kafka's controller fences it after {@code broker.session.timeout.ms} (9 s by default),
- * and the client finds the new leader with its next retry.
+ * then does the client ask for the new leader. Meanwhile the scheduler hears no delivery and hands
+ * out no task that needs room; a reader whose records wait that long looks gone to it (on the demo
+ * cluster a host's network cut aborted its job so, every stream complete and unstarved). Progress
+ * records and fetches answer in milliseconds, so a few seconds tell a lost broker; Kafka's
+ * controller fences it after {@code broker.session.timeout.ms} (9 s by default), and the client
+ * finds the new leader with its next retry.
  */
 @Internal
 public final class BrokerLossTimeouts {
