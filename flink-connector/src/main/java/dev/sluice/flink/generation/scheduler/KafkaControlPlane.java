@@ -82,10 +82,14 @@ public final class KafkaControlPlane implements ControlPlane {
     private final ScheduledExecutorService leaderElections;
 
     public KafkaControlPlane(
-            Properties properties, String jobsTopic, String statusTopic, String progressTopic) {
+            Properties clientProperties,
+            String jobsTopic,
+            String statusTopic,
+            String progressTopic) {
         // Every client here reads or writes the control topics, whose leader a host fault may take
-        // away: it must not keep the scheduler deaf for Kafka's 30 s request timeout.
-        this.properties = BrokerLossTimeouts.withDefaults(properties);
+        // away: it must not keep the scheduler deaf for Kafka's 30 s request timeout. Only these
+        // properties are used below, by the status and progress producers too.
+        this.properties = BrokerLossTimeouts.withDefaults(clientProperties);
         this.jobsTopic = jobsTopic;
         this.statusTopic = statusTopic;
         this.progressTopic = progressTopic;
