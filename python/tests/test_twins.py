@@ -70,3 +70,11 @@ def test_the_progress_request_timeout_is_the_one_of_the_java_reader():
     found = re.search(r"REQUEST_TIMEOUT = Duration\.ofSeconds\((\d+)\);", java)
     assert found, "BrokerLossTimeouts.java no longer sets REQUEST_TIMEOUT in seconds"
     assert progress.REQUEST_TIMEOUT_MS == int(found[1]) * 1000
+
+
+def test_the_wait_for_a_sent_end_of_stream_is_the_one_of_the_java_reader():
+    java = (ROOT / "client" / "src" / "main" / "java" / "dev" / "sluice" / "client" / "progress"
+            / "ProgressReporter.java").read_text()
+    found = re.search(r"END_TIMEOUT = Duration\.ofSeconds\((\d+)\);", java)
+    assert found, "ProgressReporter.java no longer sets END_TIMEOUT in seconds"
+    assert progress.END_TIMEOUT_S == int(found[1])

@@ -126,6 +126,11 @@ def decode(key: bytes, value: bytes) -> DeliveryProgress:
 # BrokerLossTimeouts.REQUEST_TIMEOUT of the Java client.
 REQUEST_TIMEOUT_MS = 5000
 
+# How long closing waits for a sent end of the stream to be acknowledged, as the Java reader's
+# ProgressReporter.END_TIMEOUT: a reader whose end the scheduler never hears looks gone to it, and
+# a leader election on the progress topic outlasts the close timeout.
+END_TIMEOUT_S = 30.0
+
 
 class ProgressReporter:
     """Publishes one reader's progress from a thread of its own (``interval``, 0.1 s).
@@ -215,7 +220,8 @@ class ProgressReporter:
         self.failures += 1
 
     def close(self, timeout: float = 5.0) -> None:
-        """Sends the latest progress if it did not go out, then closes the producer."""
+        """Sends the latest progress if it did not go out, then closes the producer; it waits up
+        to ``END_TIMEOUT_S`` rather than ``timeout`` for a sent end of the stream."""
         if self.closed:
             return
         self.closed = True
@@ -228,5 +234,9 @@ class ProgressReporter:
             with self.lock:
                 self.last_sent = None
             self.tick()
+        with self.lock:
+            ended = self.last_sent is not None and self.last_sent.end_of_stream
+        if ended:
+            timeout = max(timeout, END_TIMEOUT_S)
         self.producer.flush(timeout)
         self.producer.close(timeout)

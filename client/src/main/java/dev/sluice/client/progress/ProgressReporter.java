@@ -57,6 +57,15 @@ public final class ProgressReporter implements AutoCloseable {
      */
     static final Duration TASK_SPACING = Duration.ofMillis(5);
 
+    /**
+     * How long closing waits for a sent end of the stream to be acknowledged, whatever the close
+     * timeout: the end is what tells the scheduler that this reader is done, and a reader that
+     * closes without it being heard looks gone to the scheduler, which aborts its complete job
+     * after its {@code readerTimeout} (30 s). A leader election on the progress topic outlasts the
+     * close timeout (docs/generation.md, "A lost broker on the progress path").
+     */
+    static final Duration END_TIMEOUT = Duration.ofSeconds(30);
+
     private static final long NONE_SCHEDULED = Long.MAX_VALUE;
 
     private final Producer<byte[], byte[]> producer;
@@ -294,7 +303,8 @@ public final class ProgressReporter implements AutoCloseable {
 
     /**
      * Ends the timer's thread, sends the latest progress, then closes the producer, waiting up to
-     * the close timeout for each.
+     * the close timeout for each; up to {@link #END_TIMEOUT} for the producer when the latest is
+     * the end of the stream.
      */
     @Override
     public void close() {
@@ -309,9 +319,12 @@ public final class ProgressReporter implements AutoCloseable {
             }
         }
         tick(true);
+        boolean ended;
         synchronized (this) {
             closed = true;
+            ended = lastSent != null && lastSent.endOfStream();
         }
-        producer.close(closeTimeout);
+        producer.close(
+                ended && END_TIMEOUT.compareTo(closeTimeout) > 0 ? END_TIMEOUT : closeTimeout);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.client.time.FakeClock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -246,6 +247,33 @@ class ProgressReporterTest {
         clock.advance(INTERVAL.toNanos());
         reporter.tick();
         assertThat(sent()).hasSize(2);
+    }
+
+    @Test
+    void closeGivesASentEndOfTheStreamLongerToBeAcknowledged() {
+        List<Duration> closeTimeouts = new ArrayList<>();
+        ProgressReporter ending = reporter(closingWithin(closeTimeouts));
+        ending.update(at(7, true));
+        ending.close();
+        ProgressReporter midway = reporter(closingWithin(closeTimeouts));
+        midway.update(at(5, false));
+        midway.close();
+
+        // The scheduler takes a reader whose end it never heard for gone: the end gets a leader
+        // election's time; the rest, the close timeout.
+        assertThat(closeTimeouts).containsExactly(ProgressReporter.END_TIMEOUT, CLOSE_TIMEOUT);
+    }
+
+    /** A producer that acknowledges every send and records the timeout it is closed with. */
+    private static MockProducer<byte[], byte[]> closingWithin(List<Duration> closeTimeouts) {
+        return new MockProducer<>(
+                true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+            @Override
+            public void close(Duration timeout) {
+                closeTimeouts.add(timeout);
+                super.close(timeout);
+            }
+        };
     }
 
     @Test
