@@ -43,7 +43,7 @@ public final class StreamReaderBuilder {
     static final Duration DEFAULT_SILENCE_TIMEOUT = Duration.ofSeconds(DEFAULT_SILENCE_SECONDS);
 
     private static final int DEFAULT_SLOT_COUNT = 16;
-    private static final long DEFAULT_HEAP_BUFFER_BYTES = 256L << 20;
+    static final long DEFAULT_HEAP_BUFFER_BYTES = 256L << 20;
     // Room for a chunk's Arrow IPC framing and its job and stream names beside the payload.
     private static final long SLOT_OVERHEAD = 64 << 10;
 
@@ -230,7 +230,8 @@ public final class StreamReaderBuilder {
      * on the heap (default 256 MiB; 0: none). A paced reader holds its chunks until they are due;
      * kept in shared memory, the chunks of a stream that came early would hold every slot, and a
      * reader of another stream of the subscription would starve. The chunk a reader reads next
-     * always stays in shared memory.
+     * always stays in shared memory. The buffers are reused, by later subscriptions too: a process
+     * keeps up to 256 MiB of them free once its readers used that many at once.
      */
     public StreamReaderBuilder heapBufferBytes(long bytes) {
         if (bytes < 0) {
