@@ -17,9 +17,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.Producer;
 
 /**
  * One output-location node of the generation benchmark, in a process of its own that lives for
@@ -52,16 +54,24 @@ public final class GenerationReader {
         BufferedReader commands =
                 new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         ExecutorService threads = Executors.newCachedThreadPool();
-        for (String line; (line = commands.readLine()) != null; ) {
-            System.out.println(readJob(brokerd, bootstrap, line, threads));
-            System.out.flush();
+        // One progress producer for every job's readers, as a printer's node that reads job after
+        // job would keep (docs/stream-reader.md, "Delivery progress").
+        try (Producer<byte[], byte[]> progress =
+                StreamReader.newProgressProducer(bootstrap, Map.of())) {
+            for (String line; (line = commands.readLine()) != null; ) {
+                System.out.println(readJob(brokerd, progress, line, threads));
+                System.out.flush();
+            }
         }
         threads.shutdown();
     }
 
     /** One job's streams, given as a command line; returns the result line. */
     private static String readJob(
-            BrokerdClient brokerd, String bootstrap, String command, ExecutorService threads)
+            BrokerdClient brokerd,
+            Producer<byte[], byte[]> progress,
+            String command,
+            ExecutorService threads)
             throws Exception {
         String[] fieldsAndSpec = command.split("\t", 2);
         String[] fields = fieldsAndSpec[0].split(" ");
@@ -71,7 +81,7 @@ public final class GenerationReader {
         List<StreamReader> readers = new ArrayList<>();
         for (String stream : fields[2].split(",")) {
             StreamReaderBuilder builder =
-                    StreamReader.builder(brokerd, job, stream).bootstrapServers(bootstrap);
+                    StreamReader.builder(brokerd, job, stream).progressProducer(progress);
             readers.add(
                     (rate > 0 ? builder.pacing(rate).startDelay(startDelay) : builder.noPacing())
                             .open());

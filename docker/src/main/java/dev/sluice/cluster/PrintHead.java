@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -23,6 +24,7 @@ import java.util.concurrent.Executors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -49,6 +51,8 @@ public final class PrintHead {
     private final Set<String> locations;
     private final BrokerdClient brokerd;
     private final KafkaProducer<byte[], byte[]> reports;
+    // Every channel's reader publishes its delivery progress through it, job after job.
+    private final Producer<byte[], byte[]> progress;
     private final ExecutorService channels = Executors.newCachedThreadPool();
 
     private PrintHead(String bootstrapServers, String host, Set<String> locations, Path socket) {
@@ -61,6 +65,7 @@ public final class PrintHead {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         this.reports =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        this.progress = StreamReader.newProgressProducer(bootstrapServers, Map.of());
     }
 
     public static void main(String[] args) throws Exception {
@@ -127,7 +132,7 @@ public final class PrintHead {
             // a time, and a late task must not leave the head without rows.
             StreamReader reader =
                     StreamReader.builder(brokerd, job, stream.name())
-                            .bootstrapServers(bootstrapServers)
+                            .progressProducer(progress)
                             .open();
             ChannelReceiver.Result result =
                     new ChannelReceiver(

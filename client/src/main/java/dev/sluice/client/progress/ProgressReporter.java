@@ -4,15 +4,19 @@ import dev.sluice.client.annotation.Internal;
 import dev.sluice.client.thread.SluiceThreads;
 import dev.sluice.client.time.NanoClock;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +73,8 @@ public final class ProgressReporter implements AutoCloseable {
     private static final long NONE_SCHEDULED = Long.MAX_VALUE;
 
     private final Producer<byte[], byte[]> producer;
+    // Closed with this reporter when its own; else the application's, shared by its readers.
+    private final boolean ownsProducer;
     private final String topic;
     private final long intervalNanos;
     private final long chunksPerTask;
@@ -87,31 +93,44 @@ public final class ProgressReporter implements AutoCloseable {
     // Written under the lock when a record goes out, read without it by update().
     private volatile long lastSentNanos;
     private volatile long lastSentTasks;
-    // Guarded by this: what was handed to the producer last.
+    // Guarded by this: what was handed to the producer last, and its acknowledgement.
     private DeliveryProgress lastSent;
+    private Future<RecordMetadata> lastSend;
     private boolean closed;
 
     /**
+     * @param ownsProducer whether {@link #close} closes the producer; if not, it waits for this
+     *     reporter's last record alone
      * @param chunksPerTask where the stream's tasks end: task {@code t} is the chunks from {@code
      *     seq = t × chunksPerTask}; 0 when unknown
      */
     public ProgressReporter(
             Producer<byte[], byte[]> producer,
+            boolean ownsProducer,
             String topic,
             Duration interval,
             long chunksPerTask,
             Duration closeTimeout) {
-        this(producer, topic, interval, chunksPerTask, closeTimeout, NanoClock.SYSTEM);
+        this(
+                producer,
+                ownsProducer,
+                topic,
+                interval,
+                chunksPerTask,
+                closeTimeout,
+                NanoClock.SYSTEM);
     }
 
     ProgressReporter(
             Producer<byte[], byte[]> producer,
+            boolean ownsProducer,
             String topic,
             Duration interval,
             long chunksPerTask,
             Duration closeTimeout,
             NanoClock clock) {
         this.producer = producer;
+        this.ownsProducer = ownsProducer;
         this.topic = topic;
         this.intervalNanos = interval.toNanos();
         this.chunksPerTask = chunksPerTask;
@@ -258,18 +277,19 @@ public final class ProgressReporter implements AutoCloseable {
         lastSentNanos = now;
         lastSentTasks = tasks;
         try {
-            producer.send(
-                    new ProducerRecord<>(
-                            topic,
-                            DeliveryProgressCodec.key(progress),
-                            DeliveryProgressCodec.encode(progress)),
-                    (metadata, error) -> {
-                        if (error == null) {
-                            sent.incrementAndGet();
-                        } else {
-                            failed(progress, error);
-                        }
-                    });
+            lastSend =
+                    producer.send(
+                            new ProducerRecord<>(
+                                    topic,
+                                    DeliveryProgressCodec.key(progress),
+                                    DeliveryProgressCodec.encode(progress)),
+                            (metadata, error) -> {
+                                if (error == null) {
+                                    sent.incrementAndGet();
+                                } else {
+                                    failed(progress, error);
+                                }
+                            });
         } catch (RuntimeException e) {
             // The producer refused before sending (metadata timeout, closed...).
             failed(progress, e);
@@ -302,9 +322,9 @@ public final class ProgressReporter implements AutoCloseable {
     }
 
     /**
-     * Ends the timer's thread, sends the latest progress, then closes the producer, waiting up to
-     * the close timeout for each; up to {@link #END_TIMEOUT} for the producer when the latest is
-     * the end of the stream.
+     * Ends the timer's thread, sends the latest progress, then closes the producer if it is this
+     * reporter's (else waits for its last record), waiting up to the close timeout for each; up to
+     * {@link #END_TIMEOUT} for the producer when the latest is the end of the stream.
      */
     @Override
     public void close() {
@@ -320,11 +340,36 @@ public final class ProgressReporter implements AutoCloseable {
         }
         tick(true);
         boolean ended;
+        Future<RecordMetadata> last;
+        String key;
         synchronized (this) {
             closed = true;
             ended = lastSent != null && lastSent.endOfStream();
+            last = lastSend;
+            key = lastSent == null ? null : lastSent.key();
         }
-        producer.close(
-                ended && END_TIMEOUT.compareTo(closeTimeout) > 0 ? END_TIMEOUT : closeTimeout);
+        Duration wait =
+                ended && END_TIMEOUT.compareTo(closeTimeout) > 0 ? END_TIMEOUT : closeTimeout;
+        if (ownsProducer) {
+            producer.close(wait);
+        } else if (last != null) {
+            await(last, key, wait);
+        }
+    }
+
+    /** Waits for the record's acknowledgement; a failure was counted when it came. */
+    private static void await(Future<RecordMetadata> send, String key, Duration wait) {
+        try {
+            send.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn(
+                    "the last delivery progress of {} was not acknowledged within {} ms",
+                    key,
+                    wait.toMillis());
+        } catch (ExecutionException e) {
+            // Counted and logged by the send's callback.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -9,7 +9,9 @@ import dev.sluice.client.progress.ProgressReporter;
 import dev.sluice.client.time.NanoClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import org.apache.kafka.clients.producer.Producer;
 
 /**
  * Reads one stream of a job on its output-location node, through the node's {@code sluice-brokerd}:
@@ -135,6 +137,18 @@ public final class StreamReader implements AutoCloseable {
     public static StreamReaderBuilder builder(BrokerdClient brokerd, JobSpec job, String stream) {
         return new StreamReaderBuilder(brokerd, Objects.requireNonNull(job, "job").id(), stream)
                 .job(job);
+    }
+
+    /**
+     * A delivery-progress producer configured as a reader's own ({@link
+     * StreamReaderBuilder#bootstrapServers}, with {@code kafkaProperties} as {@link
+     * StreamReaderBuilder#kafkaProperty}), for an application that reads job after job to share
+     * among its readers ({@link StreamReaderBuilder#progressProducer}) and close after the last.
+     */
+    public static Producer<byte[], byte[]> newProgressProducer(
+            String bootstrapServers, Map<String, String> kafkaProperties) {
+        return StreamReaderBuilder.newProgressProducer(
+                Objects.requireNonNull(bootstrapServers, "bootstrapServers"), kafkaProperties);
     }
 
     /**

@@ -59,6 +59,8 @@ public final class StreamReaderBuilder {
     private int readerIndex;
     private int readerCount = 1;
     private String bootstrapServers;
+    // The application's, shared by its readers: none closes it.
+    private Producer<byte[], byte[]> sharedProducer;
     private String progressTopic = DeliveryProgress.DEFAULT_TOPIC;
     private Duration progressInterval = Duration.ofMillis(100);
     private final Map<String, String> kafkaProperties = new TreeMap<>();
@@ -186,6 +188,23 @@ public final class StreamReaderBuilder {
         return this;
     }
 
+    /**
+     * Publishes the delivery progress through {@code producer}, which the application owns and may
+     * share among its readers, rather than through a producer of the reader's own ({@link
+     * #bootstrapServers}; give one or the other). The reader looks the topic's partitions up
+     * through it unless given, and never closes it: closing the reader waits for its own last
+     * record alone.
+     *
+     * <p>Why: a producer of the reader's own is made and closed with every job's readers; in a
+     * process that reads job after job, making and closing them (their metrics, connections and
+     * buffers) was most of what the heap took in, and young collections are the paced readers'
+     * lateness (docs/stream-reader.md, "Lateness and the start buffer").
+     */
+    public StreamReaderBuilder progressProducer(Producer<byte[], byte[]> producer) {
+        this.sharedProducer = Objects.requireNonNull(producer, "producer");
+        return this;
+    }
+
     /** Where delivery progress goes; {@value DeliveryProgress#DEFAULT_TOPIC} by default. */
     public StreamReaderBuilder progressTopic(String topic) {
         this.progressTopic = topic;
@@ -253,7 +272,9 @@ public final class StreamReaderBuilder {
         Producer<byte[], byte[]> producer = null;
         ChunkSource source = null;
         try {
-            if (bootstrapServers != null) {
+            if (sharedProducer != null) {
+                producer = sharedProducer;
+            } else if (bootstrapServers != null) {
                 producer = producer();
             }
             // 0 partitions: the colocated leaders (SharedChunkSubscription.Key).
@@ -266,6 +287,7 @@ public final class StreamReaderBuilder {
                             ? null
                             : new ProgressReporter(
                                     producer,
+                                    producer != sharedProducer,
                                     progressTopic,
                                     progressInterval,
                                     settings.chunksPerTask(),
@@ -315,7 +337,7 @@ public final class StreamReaderBuilder {
                     e.addSuppressed(suppressed);
                 }
             }
-            if (producer != null) {
+            if (producer != null && producer != sharedProducer) {
                 producer.close(Duration.ZERO);
             }
             throw e;
@@ -386,15 +408,23 @@ public final class StreamReaderBuilder {
         } else {
             paced = 0;
         }
-        if (!localLeaders && partitions == 0 && bootstrapServers == null) {
+        if (!localLeaders
+                && partitions == 0
+                && bootstrapServers == null
+                && sharedProducer == null) {
             throw new IllegalArgumentException(
                     "partitions: none given; name them with partitions(n), ask for"
                             + " localLeaders(), or give bootstrapServers to look them up");
         }
-        if (bootstrapServers != null) {
-            if (bootstrapServers.isBlank()) {
-                throw new IllegalArgumentException("bootstrap servers: empty");
-            }
+        if (sharedProducer != null && (bootstrapServers != null || !kafkaProperties.isEmpty())) {
+            throw new IllegalArgumentException(
+                    "progress producer: given with bootstrapServers or kafkaProperty, which"
+                            + " configure a producer of the reader's own; give one or the other");
+        }
+        if (bootstrapServers != null && bootstrapServers.isBlank()) {
+            throw new IllegalArgumentException("bootstrap servers: empty");
+        }
+        if (bootstrapServers != null || sharedProducer != null) {
             checkTopic("progress topic", progressTopic);
             if (progressTopic.equals(chunkTopic)) {
                 throw new IllegalArgumentException(
@@ -453,6 +483,12 @@ public final class StreamReaderBuilder {
     }
 
     private Producer<byte[], byte[]> producer() {
+        return newProgressProducer(bootstrapServers, kafkaProperties);
+    }
+
+    /** A reader's own progress producer: see {@link StreamReader#newProgressProducer}. */
+    static Producer<byte[], byte[]> newProgressProducer(
+            String bootstrapServers, Map<String, String> kafkaProperties) {
         Properties props = new Properties();
         // Progress is state, newest wins: a record not sent in a few seconds is stale anyway.
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");

@@ -6,6 +6,7 @@ import dev.sluice.client.time.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -32,12 +33,12 @@ class ProgressReporterTest {
     /** A reporter on the real clock, for the tests of its timer thread. */
     private ProgressReporter timed(Duration interval) {
         return new ProgressReporter(
-                producer, "sluice-progress", interval, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
+                producer, true, "sluice-progress", interval, CHUNKS_PER_TASK, CLOSE_TIMEOUT);
     }
 
     private ProgressReporter reporter(MockProducer<byte[], byte[]> to) {
         return new ProgressReporter(
-                to, "sluice-progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
+                to, true, "sluice-progress", INTERVAL, CHUNKS_PER_TASK, CLOSE_TIMEOUT, clock);
     }
 
     private static DeliveryProgress at(long seq, boolean eos) {
@@ -110,7 +111,7 @@ class ProgressReporterTest {
     void withoutTaskBoundariesOnlyTheIntervalApplies() {
         ProgressReporter unknown =
                 new ProgressReporter(
-                        producer, "sluice-progress", INTERVAL, 0, CLOSE_TIMEOUT, clock);
+                        producer, true, "sluice-progress", INTERVAL, 0, CLOSE_TIMEOUT, clock);
         unknown.update(at(-1, false));
         unknown.tick();
         unknown.update(at(3, false));
@@ -262,6 +263,41 @@ class ProgressReporterTest {
         // The scheduler takes a reader whose end it never heard for gone: the end gets a leader
         // election's time; the rest, the close timeout.
         assertThat(closeTimeouts).containsExactly(ProgressReporter.END_TIMEOUT, CLOSE_TIMEOUT);
+    }
+
+    @Test
+    void aSharedProducerIsLeftOpenAndCloseWaitsForTheReportersLastRecord() {
+        MockProducer<byte[], byte[]> shared =
+                new MockProducer<>(
+                        false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        ProgressReporter sharing =
+                new ProgressReporter(
+                        shared,
+                        false,
+                        "sluice-progress",
+                        INTERVAL,
+                        CHUNKS_PER_TASK,
+                        Duration.ofSeconds(10),
+                        clock);
+        sharing.update(at(7, true));
+        AtomicBoolean acknowledging = new AtomicBoolean();
+        Thread acknowledger =
+                new Thread(
+                        () -> {
+                            while (shared.history().isEmpty()) {
+                                LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+                            }
+                            acknowledging.set(true);
+                            shared.completeNext();
+                        });
+
+        acknowledger.start();
+        sharing.close();
+
+        // Close returned once the end was acknowledged, not before.
+        assertThat(acknowledging).isTrue();
+        assertThat(shared.closed()).isFalse();
+        assertThat(shared.history()).hasSize(1);
     }
 
     /** A producer that acknowledges every send and records the timeout it is closed with. */

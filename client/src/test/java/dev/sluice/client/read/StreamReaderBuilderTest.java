@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /** Every wrong setting is refused with a clear message before anything is opened. */
@@ -121,6 +123,28 @@ class StreamReaderBuilderTest {
                                         .progressTopic("chunks")
                                         .open())
                 .hasMessage("progress topic: must differ from the chunk topic chunks");
+    }
+
+    @Test
+    void aSharedProgressProducerIsRefusedBesideTheSettingsOfAProducerOfItsOwn() {
+        MockProducer<byte[], byte[]> shared =
+                new MockProducer<>(
+                        true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        String message =
+                "progress producer: given with bootstrapServers or kafkaProperty, which configure a"
+                        + " producer of the reader's own; give one or the other";
+        assertThatThrownBy(
+                        () ->
+                                reader().progressProducer(shared)
+                                        .bootstrapServers("127.0.0.1:9")
+                                        .open())
+                .hasMessage(message);
+        assertThatThrownBy(
+                        () -> reader().progressProducer(shared).kafkaProperty("acks", "1").open())
+                .hasMessage(message);
+        assertThatThrownBy(() -> reader().progressProducer(shared).progressTopic("chunks").open())
+                .hasMessage("progress topic: must differ from the chunk topic chunks");
+        assertThat(shared.closed()).isFalse();
     }
 
     @Test

@@ -8,6 +8,8 @@ import dev.sluice.client.job.GeneratorSpec;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.SplitRule;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.progress.DeliveryProgressCodec;
 import dev.sluice.client.read.StreamChunk;
 import dev.sluice.client.read.StreamReader;
 import dev.sluice.client.read.StreamReaderBuilder;
@@ -19,10 +21,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -32,6 +37,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -317,6 +330,58 @@ class StreamWriterIT {
             assertThat(read.ended()).isTrue();
             assertThat(read.seqs()).containsExactly(0L);
             assertThat(read.bytes()).isZero();
+        }
+    }
+
+    @Test
+    void readersOneJobAfterTheOtherPublishTheirEndsThroughTheApplicationsProducer()
+            throws Exception {
+        List<String> jobs = List.of(unique("job"), unique("job"));
+        String topic = KAFKA.createTopic(PARTITIONS);
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        try (KafkaProducer<byte[], byte[]> shared =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (String job : jobs) {
+                try (StreamWriter writer = unbounded(job, topic).open()) {
+                    writer.publish(content(0, 5000));
+                }
+                try (StreamReader reader =
+                        StreamReader.builder(brokerd, job, "cyan")
+                                .topic(topic)
+                                .progressProducer(shared)
+                                .progressTopic(progressTopic)
+                                .open()) {
+                    assertThat(read(reader, 0, Integer.MAX_VALUE).bytes()).isEqualTo(5000);
+                }
+            }
+            // Still the application's after both readers closed.
+            shared.send(new ProducerRecord<>(topic, new byte[1])).get();
+        }
+        Set<String> ended = new HashSet<>();
+        try (KafkaConsumer<byte[], byte[]> progress =
+                new KafkaConsumer<>(
+                        Map.of(
+                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers(),
+                                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                                "earliest"),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer())) {
+            progress.assign(List.of(new TopicPartition(progressTopic, 0)));
+            Await.until(
+                    () -> "the ends of " + jobs + " on " + progressTopic + "; got " + ended,
+                    WAIT,
+                    () -> {
+                        for (var record : progress.poll(Duration.ofMillis(200))) {
+                            DeliveryProgress read =
+                                    DeliveryProgressCodec.decode(record.key(), record.value());
+                            if (read.endOfStream() && jobs.contains(read.job())) {
+                                ended.add(read.job());
+                            }
+                        }
+                        return ended.containsAll(jobs);
+                    });
         }
     }
 
