@@ -197,8 +197,8 @@ public final class StreamReaderBuilder {
      *
      * <p>Why: a producer of the reader's own is made and closed with every job's readers; in a
      * process that reads job after job, making and closing them (their metrics, connections and
-     * buffers) was most of what the heap took in, and young collections are the paced readers'
-     * lateness (docs/stream-reader.md, "Lateness and the start buffer").
+     * buffers) was most of what the heap took in, and its young collections add to the paced
+     * readers' lateness (docs/stream-reader.md, "Lateness and the start buffer").
      */
     public StreamReaderBuilder progressProducer(Producer<byte[], byte[]> producer) {
         this.sharedProducer = Objects.requireNonNull(producer, "producer");
@@ -275,7 +275,7 @@ public final class StreamReaderBuilder {
             if (sharedProducer != null) {
                 producer = sharedProducer;
             } else if (bootstrapServers != null) {
-                producer = producer();
+                producer = newProgressProducer(bootstrapServers, kafkaProperties);
             }
             // 0 partitions: the colocated leaders (SharedChunkSubscription.Key).
             int partitionsRead =
@@ -480,10 +480,6 @@ public final class StreamReaderBuilder {
                             + name
                             + "'");
         }
-    }
-
-    private Producer<byte[], byte[]> producer() {
-        return newProgressProducer(bootstrapServers, kafkaProperties);
     }
 
     /** A reader's own progress producer: see {@link StreamReader#newProgressProducer}. */
