@@ -56,6 +56,10 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
     private long processedThrough = -1;
     private final TreeSet<Long> processedAhead = new TreeSet<>();
     private int resubscriptions;
+    // drain(): the daemon was told to end the subscription; drained: every object it published
+    // was handed out.
+    private boolean draining;
+    private boolean drained;
     private boolean closed;
 
     SegmentSubscription(BrokerdClient client, SubscriptionRequest request) {
@@ -125,6 +129,11 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
                 openBatches.add(batch);
                 return batch;
             }
+            if (draining) {
+                // Nothing more comes once the daemon closed the segment, or went away.
+                drained = reader.isEndOfStream() || !connected;
+                return null;
+            }
             if (connected && !reader.isEndOfStream()) {
                 return null;
             }
@@ -140,6 +149,35 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
                 return null;
             }
         }
+    }
+
+    /**
+     * Ends the subscription at the daemon (CLOSE) but keeps its segment: {@link #poll} goes on
+     * handing out what the daemon had published into it, then returns null with {@link
+     * #isDrained()} true, and never resubscribes. For a reader about to subscribe again with other
+     * partitions: what the old subscription fetched reaches it, rather than being fetched again
+     * (docs/flink-source.md, "Membership changes resubscribe"). The daemon commits no offset of the
+     * batches handed out after this.
+     */
+    public void drain() {
+        if (draining) {
+            return;
+        }
+        draining = true;
+        if (connection.isOpen()) {
+            try {
+                commitProcessed();
+                connection.send(new Close(subscriptionId));
+            } catch (IOException e) {
+                // The connection failed: its end ends the subscription as CLOSE does, and poll
+                // takes what the segment holds without waiting.
+            }
+        }
+    }
+
+    /** Whether, after {@link #drain()}, every object the daemon published was handed out. */
+    public boolean isDrained() {
+        return drained;
     }
 
     /** The partitions the daemon serves this subscription. */
@@ -331,7 +369,7 @@ abstract class SegmentSubscription<B extends SegmentBatch> implements AutoClosea
             for (B batch : List.copyOf(openBatches)) {
                 batch.close();
             }
-            if (connection.isOpen()) {
+            if (connection.isOpen() && !draining) {
                 commitProcessed();
                 connection.send(new Close(subscriptionId));
             }

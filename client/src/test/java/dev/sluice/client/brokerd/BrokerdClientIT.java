@@ -292,6 +292,54 @@ class BrokerdClientIT {
     }
 
     @Test
+    void aDrainedSubscriptionHandsOutWhatTheDaemonPublishedThenEnds() throws Exception {
+        String topic = KAFKA.createTopic(1);
+        produce(topic, 0, 3000, 1);
+        BrokerdProcess daemon = daemon(Map.of());
+        List<String> drained = new ArrayList<>();
+        long next;
+        try (RecordsSubscription subscription =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partitions(1, StartPosition.EARLIEST)
+                                        .slots(8, 4096)
+                                        .build())) {
+            List<String> first = read(subscription, 1);
+            Await.until(
+                    "the daemon fills the segment and pauses",
+                    WAIT,
+                    () -> daemon.metric("sluice_paused_partitions") > 0);
+            subscription.drain();
+            Await.until(
+                    "the daemon's last published record is handed out",
+                    WAIT,
+                    () -> {
+                        try (RecordBatch batch = subscription.poll(Duration.ofMillis(200))) {
+                            for (int row = 0; batch != null && row < batch.rowCount(); row++) {
+                                drained.add(text(batch.value(row)));
+                            }
+                        }
+                        return subscription.isDrained();
+                    });
+            assertThat(subscription.poll(Duration.ZERO)).isNull();
+            assertThat(subscription.resubscriptions()).isZero();
+            assertThat(drained).as("what the full segment held").isNotEmpty();
+            drained.addAll(0, first);
+            next = subscription.positions().get(0);
+        }
+        assertThat(drained).isEqualTo(expected(0, (int) next));
+        try (RecordsSubscription rest =
+                client(daemon)
+                        .subscribe(
+                                SubscriptionRequest.builder(topic)
+                                        .partition(PartitionStart.at(0, next))
+                                        .build())) {
+            assertThat(read(rest, 3000 - (int) next)).isEqualTo(expected((int) next, 3000));
+        }
+    }
+
+    @Test
     void recordsWrittenByKcatArrive() throws Exception {
         String topic = KAFKA.createTopic(PARTITIONS);
         Path input = dir.resolve("kcat.in");

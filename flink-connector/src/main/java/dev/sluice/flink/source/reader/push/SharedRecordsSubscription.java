@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -28,10 +29,13 @@ import org.slf4j.LoggerFactory;
  * registry, the thread and the counted shares are {@link SharedSubscription}'s; this class routes
  * and resubscribes.
  *
- * <p>When readers gain or lose partitions, the shared subscription stops polling, waits for every
- * share to come back (their rows live in the segment), and subscribes again for the new set of
- * partitions, each from the next offset it has not routed. Rows below that offset (a daemon restart
- * re-delivers some) are dropped, so each record reaches its reader once.
+ * <p>When readers gain or lose partitions, the shared subscription ends its daemon subscription,
+ * routes what the daemon had published into the segment (so it is not fetched again), waits for
+ * every share to come back (their rows live in the segment), and subscribes again for the new set
+ * of partitions, each from the next offset it has not routed. Rows below that offset (a daemon
+ * restart re-delivers some) are dropped, so each record reaches its reader once; so are the old
+ * subscription's rows of a partition given a new start meanwhile, which the new one reads from
+ * there.
  *
  * <p>What readers buffer is bounded by the open batches ({@link PushSettings#maxOpenBatches()}):
  * when they are all held, the shared subscription stops polling, the daemon's slots fill, and it
@@ -60,6 +64,9 @@ final class SharedRecordsSubscription
     private final Set<PushMember> members = new HashSet<>();
     private PushMember[] owners = new PushMember[0];
     private long[] positions = new long[0];
+    // Partitions assign() gave a start since the daemon subscription was made: its rows of them
+    // are not where their new owner starts.
+    private final BitSet restarted = new BitSet();
     private boolean changed;
     // The dispatcher thread's own.
     private RecordsSubscription subscription;
@@ -111,6 +118,7 @@ final class SharedRecordsSubscription
         }
         owners[partition] = member;
         positions[partition] = offset;
+        restarted.set(partition);
         changed = true;
         wakeUp();
     }
@@ -141,13 +149,22 @@ final class SharedRecordsSubscription
         return subscription != null;
     }
 
+    /** Once the old daemon subscription, if any, is drained. */
     @Override
     protected synchronized boolean renewalDue() {
-        return changed;
+        return changed && (subscription == null || subscription.isDrained());
     }
 
+    /** While a renewal is due, drains the daemon subscription first. */
     @Override
     protected RecordBatch poll(Duration timeout) throws IOException {
+        boolean drain;
+        synchronized (this) {
+            drain = changed;
+        }
+        if (drain) {
+            subscription.drain();
+        }
         return subscription.poll(timeout);
     }
 
@@ -175,6 +192,7 @@ final class SharedRecordsSubscription
                     partitions++;
                 }
             }
+            restarted.clear();
             changed = false;
         }
         if (partitions > 0) {
@@ -241,7 +259,7 @@ final class SharedRecordsSubscription
                 end++;
             }
             PushMember owner = partition < owners.length ? owners[partition] : null;
-            if (owner == null) {
+            if (owner == null || restarted.get(partition)) {
                 continue;
             }
             // Rows below the position come again after a daemon restart.
