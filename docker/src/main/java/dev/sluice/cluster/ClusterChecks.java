@@ -95,6 +95,9 @@ public final class ClusterChecks {
                     JobClient.DEFAULT_STATUS_TOPIC,
                     DeliveryProgress.DEFAULT_TOPIC,
                     Printed.TOPIC);
+    // A container's name as Docker's DNS gives it for its address (sluice_host3_1.sluice_sluice)
+    // holds its compose service: the host namespace a TaskManager shares.
+    private static final Pattern HOST_NAME = Pattern.compile("host\\d+");
     private static final Pattern LOCAL_TASKS =
             Pattern.compile("(\\d+) of (\\d+) tasks computed on their output location's host");
 
@@ -117,6 +120,7 @@ public final class ClusterChecks {
                                 checks.source((long) options.positive("--records", 2_000_000));
                         case "locality" -> checks.locality();
                         case "leaders" -> checks.leaders(options);
+                        case "producers" -> checks.producers();
                         default ->
                                 throw new IllegalArgumentException(
                                         "usage: setup | printing [--jobs A,B/8] [--speed MB/s]"
@@ -125,7 +129,8 @@ public final class ClusterChecks {
                                                 + " [--allow-starvation true]"
                                                 + " | capacity [--jobs B/4] [--speed MB/s]"
                                                 + " | source [--records N] | locality"
-                                                + " | leaders [--chunks-of LOCATION=HOST]");
+                                                + " | leaders [--chunks-of LOCATION=HOST]"
+                                                + " | producers");
                     };
         } catch (IllegalArgumentException e) {
             Arguments.exit("check " + check, e);
@@ -835,6 +840,30 @@ public final class ClusterChecks {
     }
 
     // ---- locality ----
+
+    /**
+     * Prints {@code producer-hosts} and the host of each producer of the running generation job,
+     * for the faults that strike a producer's TaskManager: Flink restores a lost producer elsewhere
+     * and never moves it back (docs/generation.md, "Producers' hosts after a failover"), so a
+     * TaskManager that had one may have none by then.
+     */
+    private boolean producers() throws Exception {
+        List<String> hosts = new ArrayList<>();
+        for (String generation : flink.jobs(GENERATION_JOB_NAME, "RUNNING")) {
+            for (List<String> subtasks : flink.subtaskHosts(generation).values()) {
+                for (String name : subtasks) {
+                    Matcher host = HOST_NAME.matcher(name);
+                    if (!host.find()) {
+                        throw new IllegalStateException(
+                                "a producer on " + name + ", no host of the cluster's");
+                    }
+                    hosts.add(host.group());
+                }
+            }
+        }
+        System.out.println("producer-hosts " + String.join(" ", hosts));
+        return !hosts.isEmpty();
+    }
 
     private boolean locality() throws Exception {
         int partitions = 0;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -152,32 +153,34 @@ public final class ClusterDemo {
             // third; with their local stream preferred within a task's time (docs/generation.md,
             // "Scheduling policy"), 0.45 of 138 on a loaded machine.
             check("c. generation locality", "locality");
+            // Each TaskManager fault strikes one that holds a producer at the time.
+            String[] struck = {null};
             fault(
                     "d. TaskManager killed",
                     "tm",
                     speed,
-                    () -> compose.kill("taskmanager-2"),
-                    () -> compose.start("taskmanager-2"));
+                    () -> compose.kill(struck[0] = producersTaskManager()),
+                    () -> compose.start(struck[0]));
             fault(
                     "d. TaskManager paused 15 s",
                     "pause",
                     speed,
                     () -> {
-                        // A straggler: 15 s is the fault, less than Flink's heartbeat timeout
-                        // (50 s), so Flink never declares the TaskManager lost.
-                        compose.pause("taskmanager-2");
+                        // A straggler: 15 s is the fault, less than the cluster's heartbeat
+                        // timeout (docker/conf/flink-config.yaml), so Flink never declares the
+                        // TaskManager lost and only speculation can make up for it.
+                        String paused = producersTaskManager();
+                        compose.pause(paused);
                         Thread.sleep(PAUSE.toMillis());
-                        compose.unpause("taskmanager-2");
+                        compose.unpause(paused);
                     },
                     () -> {});
             fault(
                     "d. TaskManager at 0.25 CPU",
                     "cpus",
                     speed,
-                    () -> compose.limitCpus("taskmanager-2", 0.25),
-                    () ->
-                            compose.limitCpus(
-                                    "taskmanager-2", Runtime.getRuntime().availableProcessors()));
+                    () -> compose.limitCpus(struck[0] = producersTaskManager(), 0.25),
+                    () -> compose.limitCpus(struck[0], Runtime.getRuntime().availableProcessors()));
             fault(
                     "d. Kafka broker stopped",
                     "broker",
@@ -264,6 +267,39 @@ public final class ClusterDemo {
             throw new IllegalStateException("the capacity check measured no speed");
         }
         return speed[0];
+    }
+
+    /**
+     * The TaskManager of a producer of the generation job now, of those that hold one the one with
+     * the fewest (the lowest-numbered host among equals): a fault meant for a producer must find
+     * one there, and after a failover Flink may have left a TaskManager without any (the {@code
+     * producers} check).
+     */
+    private String producersTaskManager() throws Exception {
+        List<String> hosts = new ArrayList<>();
+        boolean ok =
+                checks(
+                        line -> {
+                            if (line.startsWith("producer-hosts ")) {
+                                hosts.addAll(
+                                        List.of(line.substring(line.indexOf(' ') + 1).split(" ")));
+                            } else {
+                                out.println("  " + line);
+                            }
+                        },
+                        "producers");
+        if (!ok || hosts.isEmpty()) {
+            throw new IllegalStateException("the producers check found no producer");
+        }
+        Map<String, Integer> producers = new TreeMap<>();
+        hosts.forEach(host -> producers.merge(host, 1, Integer::sum));
+        String host =
+                producers.entrySet().stream()
+                        .min(Map.Entry.comparingByValue())
+                        .orElseThrow()
+                        .getKey();
+        out.println("  strikes " + Topology.taskManagerOf(host) + ", producers on " + hosts);
+        return Topology.taskManagerOf(host);
     }
 
     /**

@@ -42,11 +42,16 @@ final class Topology {
     static List<String> servicesOf(String host) {
         String n = host.substring("host".length());
         List<String> services =
-                new ArrayList<>(List.of(host, "kafka-" + n, "brokerd-" + n, "taskmanager-" + n));
+                new ArrayList<>(List.of(host, "kafka-" + n, "brokerd-" + n, taskManagerOf(host)));
         if (OUTPUT_LOCATION_HOSTS.containsValue(host)) {
             services.add("printhead-" + n);
         }
         return List.copyOf(services);
+    }
+
+    /** The TaskManager service of {@code host}. */
+    static String taskManagerOf(String host) {
+        return "taskmanager-" + host.substring("host".length());
     }
 
     /** Where each daemon serves its Prometheus metrics. */
