@@ -7,9 +7,11 @@ import dev.sluice.embedded.junit.KafkaBrokerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,9 +23,15 @@ class KafkaBrokerIT {
     void javaClientReadsBackEveryRecordInPartitionOrder() throws Exception {
         String topic = KAFKA.createTopic(3);
         int records = 3_000;
+        // Sent without waiting for each: the idempotent producer (Kafka's default) keeps each
+        // partition's order with requests in flight, which is what the read-back checks.
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         try (KafkaProducer<String, String> producer = Clients.producer(KAFKA.broker())) {
             for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, i % 3, "k" + i, "v" + i)).get();
+                sent.add(producer.send(new ProducerRecord<>(topic, i % 3, "k" + i, "v" + i)));
+            }
+            for (Future<RecordMetadata> record : sent) {
+                record.get();
             }
         }
 
