@@ -7,7 +7,8 @@ import java.io.InputStream;
  * byte: byte {@code k} of stream {@code s} is {@link #byteAt(String, long)}. Parameter {@code
  * failAt}: a task index that throws instead, to test failures; {@code short}: a task index that
  * gives one byte too few; {@code computeMillis}: how long each task computes before its first byte,
- * standing for a generator that costs its producer time.
+ * standing for a generator that costs its producer time; {@code preloadMillis}: how long the
+ * preload takes, standing for one that reads its inputs first.
  */
 public final class PatternGenerator implements ChunkGenerator {
     private String failAt = "";
@@ -15,7 +16,8 @@ public final class PatternGenerator implements ChunkGenerator {
     private long computeMillis;
 
     @Override
-    public void preload(JobContext job) {
+    public void preload(JobContext job) throws InterruptedException {
+        Thread.sleep(Long.parseLong(job.parameters().getOrDefault("preloadMillis", "0")));
         failAt = job.parameters().getOrDefault("failAt", "");
         shortTask = job.parameters().getOrDefault("short", "");
         computeMillis = Long.parseLong(job.parameters().getOrDefault("computeMillis", "0"));

@@ -48,7 +48,7 @@ public final class StragglerGenerator implements ChunkGenerator {
     }
 
     @Override
-    public void preload(JobContext context) {
+    public void preload(JobContext context) throws InterruptedException {
         pattern.preload(context);
         Map<String, String> parameters = context.parameters();
         job = context.jobId();

@@ -1,6 +1,7 @@
 package dev.sluice.flink.generation.reader;
 
 import dev.sluice.flink.generation.Chunk;
+import dev.sluice.flink.generation.ChunkGenerator;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
 import java.io.IOException;
@@ -33,6 +34,7 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
     private InputStream bytes;
     private int nextChunk;
     private long bytesEmitted;
+    private long preloadMillis;
 
     ComputeTaskReader(ProducerTasks producer) {
         this.producer = producer;
@@ -47,6 +49,7 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
             }
             nextChunk = current.emittedChunks();
             bytesEmitted = 0;
+            preloadMillis = 0;
         }
         ComputeTask task = current.task();
         String id = current.splitId();
@@ -56,7 +59,11 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
         List<Chunk> chunks = new ArrayList<>();
         try {
             if (bytes == null) {
-                bytes = producer.generator(task.job()).compute(task);
+                // The scheduler's measure of this producer leaves the job's preload out.
+                long asked = System.nanoTime();
+                ChunkGenerator generator = producer.generator(task.job());
+                preloadMillis = (System.nanoTime() - asked) / 1_000_000;
+                bytes = generator.compute(task);
                 bytes.skipNBytes((long) nextChunk * task.streamSpec().chunkSizeBytes());
             }
             if (nextChunk < task.chunkCount()) {
@@ -110,7 +117,8 @@ final class ComputeTaskReader implements SplitReader<Chunk, ComputeTaskSplit> {
     }
 
     private GeneratedChunks finish(String id, List<Chunk> chunks, String failure, boolean dropped) {
-        producer.ended(id, new ProducerTasks.Outcome(failure, bytesEmitted, dropped));
+        producer.ended(
+                id, new ProducerTasks.Outcome(failure, bytesEmitted, dropped, preloadMillis));
         closeBytes();
         current = null;
         Set<String> finished = new HashSet<>();

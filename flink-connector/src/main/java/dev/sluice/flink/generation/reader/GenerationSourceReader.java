@@ -84,7 +84,8 @@ public final class GenerationSourceReader
                                     taskId,
                                     outcome.failure(),
                                     outcome.bytesEmitted(),
-                                    outcome.dropped()));
+                                    outcome.dropped(),
+                                    outcome.preloadMillis()));
                     context.sendSplitRequest();
                 });
     }

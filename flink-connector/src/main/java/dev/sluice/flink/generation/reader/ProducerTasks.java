@@ -17,8 +17,11 @@ import org.slf4j.LoggerFactory;
 final class ProducerTasks {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerTasks.class);
 
-    /** How a task ended: its failure ("" if none), the bytes it emitted, whether it was dropped. */
-    record Outcome(String failure, long bytesEmitted, boolean dropped) {}
+    /**
+     * How a task ended: its failure ("" if none), the bytes it emitted, whether it was dropped, how
+     * long it waited for its job's generator to be made and preloaded.
+     */
+    record Outcome(String failure, long bytesEmitted, boolean dropped, long preloadMillis) {}
 
     private final int producer;
     private final Map<String, ChunkGenerator> generators = new ConcurrentHashMap<>();
@@ -79,7 +82,7 @@ final class ProducerTasks {
     /** How the task ended; a task that ended unreported counts as dropped. */
     Outcome takeOutcome(String taskId) {
         Outcome outcome = outcomes.remove(taskId);
-        return outcome == null ? new Outcome("", 0, true) : outcome;
+        return outcome == null ? new Outcome("", 0, true, 0) : outcome;
     }
 
     void close() {

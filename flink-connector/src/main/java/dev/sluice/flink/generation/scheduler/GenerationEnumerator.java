@@ -467,6 +467,7 @@ public final class GenerationEnumerator
         }
         jobsChanged();
         finishedJobs.add(id);
+        producers.ended(id);
         publish(id, state, reason);
         if (job.duplicatesIssued > 0) {
             LOG.info(
@@ -560,7 +561,8 @@ public final class GenerationEnumerator
                                 split.emittedChunks(),
                                 owner.transportFor(split.task().stream(), host));
                 owner.handedOut(split.task(), subtask, host);
-                producers.handedOut(subtask, split.splitId(), split.task().length(), now);
+                producers.handedOut(
+                        subtask, split.jobId(), split.splitId(), split.task().length(), now);
                 assignment.computeIfAbsent(subtask, s -> new ArrayList<>()).add(split);
                 tasks.add(split.splitId());
                 if (wanting.merge(subtask, -1, Integer::sum) == 0) {
@@ -624,7 +626,24 @@ public final class GenerationEnumerator
             // A producer restored from a checkpoint may report a task before it asked for one.
             inFlight.computeIfPresent(subtaskId, (p, tasks) -> remove(tasks, done.taskId()));
             dropsDue.computeIfPresent(subtaskId, (p, tasks) -> remove(tasks, done.taskId()));
-            producers.done(subtaskId, done.taskId(), done.isComplete(), now);
+            if (done.preloadMillis() > 0) {
+                LOG.info(
+                        "producer {} made and preloaded the generator of job {} in {} ms",
+                        subtaskId,
+                        done.jobId(),
+                        done.preloadMillis());
+            }
+            producers.done(
+                    subtaskId,
+                    done.jobId(),
+                    done.taskId(),
+                    done.isComplete(),
+                    done.preloadMillis(),
+                    now);
+            if (!jobs.containsKey(done.jobId())) {
+                // A copy that ends after its job leaves nothing of the job in the model.
+                producers.ended(done.jobId());
+            }
             if (!done.failure().isEmpty()) {
                 end(done.jobId(), JobState.FAILED, "task " + done.taskId() + ": " + done.failure());
                 return;

@@ -18,15 +18,22 @@ public final class JobEvents {
     /**
      * Producer → scheduler: a task is done, all its chunks emitted, or it failed ({@code failure}
      * not empty), which fails the job, or it was dropped before its end ({@code dropped}: its job
-     * ended, or another copy of it won). {@code bytesEmitted}: the payload bytes it emitted.
+     * ended, or another copy of it won). {@code bytesEmitted}: the payload bytes it emitted; {@code
+     * preloadMillis}: how long it waited for its job's generator to be made and preloaded, 0 but
+     * for the producer's first task of the job (docs/generation.md, "Producers of unequal speed").
      */
     public record TaskDone(
-            String jobId, String taskId, String failure, long bytesEmitted, boolean dropped)
+            String jobId,
+            String taskId,
+            String failure,
+            long bytesEmitted,
+            boolean dropped,
+            long preloadMillis)
             implements SourceEvent {
 
-        /** A task computed to its end. */
+        /** A task computed to its end, its generator ready. */
         public static TaskDone complete(String jobId, String taskId, long bytesEmitted) {
-            return new TaskDone(jobId, taskId, "", bytesEmitted, false);
+            return new TaskDone(jobId, taskId, "", bytesEmitted, false, 0);
         }
 
         boolean isComplete() {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
 /**
  * When a paced stream's task gets a duplicate, and which producers a paced task may go to
@@ -160,7 +161,13 @@ final class Speculation {
                 continue;
             }
             if (held.computing.stream().allMatch(p -> isSlow(p, now))) {
-                late.add(new Late(held, "its producers are slow"));
+                late.add(
+                        new Late(
+                                held,
+                                "its producers are slow: "
+                                        + held.computing.stream()
+                                                .map(p -> producers.headTiming(p, now))
+                                                .collect(Collectors.joining("; "))));
             } else if (spareCapacity) {
                 String why = lateForItsReaders(job, held, others, bytesPerMilli, chunk, now);
                 if (why != null) {

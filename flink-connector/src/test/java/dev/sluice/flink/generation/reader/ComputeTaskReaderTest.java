@@ -151,7 +151,7 @@ class ComputeTaskReaderTest {
         assertThat(producer.takeOutcome("j/c0/1").failure())
                 .contains("3999 of the task's 4000 bytes");
         assertThat(producer.takeOutcome("j/c0/2"))
-                .isEqualTo(new ProducerTasks.Outcome("", 2000, false));
+                .isEqualTo(new ProducerTasks.Outcome("", 2000, false, 0));
         assertThat(chunks).extracting(Chunk::seq).contains(6L, 7L);
     }
 
@@ -182,9 +182,24 @@ class ComputeTaskReaderTest {
                         new ComputeTaskSplit(task(job, 1), 0));
         assertThat(finished).containsExactlyInAnyOrder("j/c0/0", "j/c0/1");
         assertThat(producer.takeOutcome("j/c0/0"))
-                .isEqualTo(new ProducerTasks.Outcome("", 0, true));
+                .isEqualTo(new ProducerTasks.Outcome("", 0, true, 0));
         assertThat(producer.takeOutcome("j/c0/1"))
-                .isEqualTo(new ProducerTasks.Outcome("", 4000, false));
+                .usingRecursiveComparison()
+                .ignoringFields("preloadMillis")
+                .isEqualTo(new ProducerTasks.Outcome("", 4000, false, 0));
         assertThat(chunks).extracting(Chunk::seq).containsExactly(3L, 4L, 5L);
+    }
+
+    @Test
+    void theTaskThatPreloadsItsJobReportsHowLongThePreloadTookAndTheNextTaskNone() {
+        JobSpec job = job(Map.of("preloadMillis", "300"));
+        ProducerTasks producer = new ProducerTasks(0);
+        run(
+                producer,
+                new HashSet<>(),
+                new ComputeTaskSplit(task(job, 0), 0),
+                new ComputeTaskSplit(task(job, 1), 0));
+        assertThat(producer.takeOutcome("j/c0/0").preloadMillis()).isBetween(300L, 10_000L);
+        assertThat(producer.takeOutcome("j/c0/1").preloadMillis()).isZero();
     }
 }

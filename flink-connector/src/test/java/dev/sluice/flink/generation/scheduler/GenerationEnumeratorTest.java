@@ -187,7 +187,8 @@ class GenerationEnumeratorTest {
         submitAndStart(job("bad"));
         scheduler.handleSplitRequest(0, "host-a");
         scheduler.handleSplitRequest(0, "host-a");
-        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("bad", "bad/c0/0", "boom", 0, false));
+        scheduler.handleSourceEvent(
+                0, new JobEvents.TaskDone("bad", "bad/c0/0", "boom", 0, false, 0));
         assertThat(control.states("bad")).endsWith(JobState.FAILED);
         assertThat(control.reason("bad", JobState.FAILED)).contains("bad/c0/0", "boom");
         assertThat(context.getSentEvents().get(0)).contains(new JobEvents.DropJob("bad"));
@@ -837,6 +838,34 @@ class GenerationEnumeratorTest {
     }
 
     @Test
+    void aProducerPreloadingANewJobIsNotFoundSlowForIt() {
+        onTask1AfterATaskOf100Millis("first");
+        after(100);
+        done(0, "first/c0/1");
+        control.commands.add(new JobCommand.Cancel("first"));
+        // Producer 0 computes a task in 100 ms; its first task of the next job waits 300 ms for
+        // the job's generator to be made and preloaded: no duplicate while nobody knows how long
+        // that takes.
+        submitAndStart(pacedJob("next", 2048));
+        scheduler.handleSplitRequest(0, "host-a");
+        assertThat(tasksOf(0)).contains("next/c0/0");
+        after(400);
+        scheduler.handleSplitRequest(1, "host-b");
+        assertThat(tasksOf(1)).containsExactly("next/c0/1");
+        scheduler.handleSourceEvent(
+                0, new JobEvents.TaskDone("next", "next/c0/0", "", 2048, false, 300));
+
+        // Producer 1's first task of the job is expected in the same 400 ms, and found slow at
+        // three times that (its reader has not started: no task is late for it).
+        after(1200);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).doesNotContain("next/c0/1");
+        after(1);
+        scheduler.handleSplitRequest(2, "host-c");
+        assertThat(tasksOf(2)).contains("next/c0/1");
+    }
+
+    @Test
     void aJobIsIssuedAtMostTwoDuplicatesAndATenthOfItsOtherTasks() {
         onTask1AfterATaskOf100Millis("cap");
         scheduler.handleSplitRequest(1, "host-b");
@@ -900,7 +929,8 @@ class GenerationEnumeratorTest {
         assertThat(context.getSentEvents().get(0))
                 .as("the losing copy is dropped")
                 .containsExactly(new JobEvents.DropTask("slow/c0/2"));
-        scheduler.handleSourceEvent(0, new JobEvents.TaskDone("slow", "slow/c0/2", "", 512, true));
+        scheduler.handleSourceEvent(
+                0, new JobEvents.TaskDone("slow", "slow/c0/2", "", 512, true, 0));
         delivered("slow", 15, true);
         assertThat(completion("slow")).endsWith("1 duplicates issued, 1 won, 512 bytes wasted");
     }

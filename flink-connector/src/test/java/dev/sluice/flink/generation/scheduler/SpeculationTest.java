@@ -26,7 +26,7 @@ class SpeculationTest {
         measuredAt10BytesPerMilli(0);
         measuredAt10BytesPerMilli(1);
         // Producer 1 expected 100 ms for its task, at 400 ms it is slow.
-        model.handedOut(1, "a", 1000, 100);
+        model.handedOut(1, "j", "a", 1000, 100);
         assertThat(speculation.isSlow(1, 400)).isFalse();
         assertThat(speculation.hasSpareCapacity(15, List.of(0, 1), 400)).isTrue();
         assertThat(speculation.isSlow(1, 401)).isTrue();
@@ -34,7 +34,7 @@ class SpeculationTest {
     }
 
     private void measuredAt10BytesPerMilli(int producer) {
-        model.handedOut(producer, "m", 1000, 0);
-        model.done(producer, "m", true, 100);
+        model.handedOut(producer, "j", "m", 1000, 0);
+        model.done(producer, "j", "m", true, 0, 100);
     }
 }
