@@ -253,13 +253,7 @@ public final class ClusterDemo {
                 () -> {
                     boolean ok =
                             checks(
-                                    line -> {
-                                        if (line.startsWith("survivable-speed ")) {
-                                            speed[0] = line.substring(line.indexOf(' ') + 1);
-                                        } else {
-                                            out.println("  " + line);
-                                        }
-                                    },
+                                    valueOf("survivable-speed", value -> speed[0] = value),
                                     "capacity");
                     return ok && speed[0] != null;
                 });
@@ -279,14 +273,7 @@ public final class ClusterDemo {
         List<String> hosts = new ArrayList<>();
         boolean ok =
                 checks(
-                        line -> {
-                            if (line.startsWith("producer-hosts ")) {
-                                hosts.addAll(
-                                        List.of(line.substring(line.indexOf(' ') + 1).split(" ")));
-                            } else {
-                                out.println("  " + line);
-                            }
-                        },
+                        valueOf("producer-hosts", value -> hosts.addAll(List.of(value.split(" ")))),
                         "producers");
         if (!ok || hosts.isEmpty()) {
             throw new IllegalStateException("the producers check found no producer");
@@ -366,6 +353,20 @@ public final class ClusterDemo {
         List<String> command = new ArrayList<>(List.of("sluice-node", "check"));
         command.addAll(List.of(args));
         return compose.exec(CHECK_TIMEOUT, lines, "client", command.toArray(String[]::new)) == 0;
+    }
+
+    /**
+     * The lines of a check that prints a value for this driver as {@code key VALUE}: the value goes
+     * to {@code value}, every other line is printed.
+     */
+    private Consumer<String> valueOf(String key, Consumer<String> value) {
+        return line -> {
+            if (line.startsWith(key + " ")) {
+                value.accept(line.substring(key.length() + 1));
+            } else {
+                out.println("  " + line);
+            }
+        };
     }
 
     private void exec(String service, String... command) throws Exception {
