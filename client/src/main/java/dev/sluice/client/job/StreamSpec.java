@@ -25,7 +25,14 @@ public record StreamSpec(
         OptionalLong rateBytesPerSecond,
         int chunkSizeBytes) {
 
-    public static final int DEFAULT_CHUNK_SIZE_BYTES = 1 << 20;
+    /**
+     * 512 KiB: a chunk of 1 MiB is 1 MiB and its headers as a record, above a stock Kafka's limits
+     * (the producer's {@code max.request.size}, 1048576 bytes, and the topic's {@code
+     * max.message.bytes}, 1048588), while 512 KiB with the longest names still fits, and divides
+     * the default task (docs/formats.md, "Job spec").
+     */
+    public static final int DEFAULT_CHUNK_SIZE_BYTES = 512 << 10;
+
     public static final int MIN_CHUNK_SIZE_BYTES = 1 << 10;
     public static final int MAX_CHUNK_SIZE_BYTES = 64 << 20;
 

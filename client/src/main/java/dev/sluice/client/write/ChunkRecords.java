@@ -11,6 +11,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.AbstractRecords;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.utils.ByteUtils;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -116,6 +117,27 @@ public final class ChunkRecords {
                 record.key(),
                 record.value(),
                 record.headers().toArray());
+    }
+
+    /**
+     * The size, as {@link #serializedSizeUpperBound} counts it, of the largest record of a stream
+     * in chunks of {@code chunkSizeBytes}: a full chunk, the longest seq, with the end header. What
+     * a topic's {@code max.message.bytes} and a producer's {@code max.request.size} must take.
+     */
+    public static int largestRecordBytes(String job, String stream, int chunkSizeBytes) {
+        // Without a buffer of the chunk's size: Kafka's bound grows with the value by its bytes and
+        // its length's varint only (ChunkRecordsTest checks it against real records).
+        int emptyValue =
+                AbstractRecords.estimateSizeInBytesUpperBound(
+                        RecordBatch.CURRENT_MAGIC_VALUE,
+                        CompressionType.NONE,
+                        stream.getBytes(StandardCharsets.UTF_8),
+                        new byte[0],
+                        headers(job, stream, Long.MAX_VALUE, true));
+        return emptyValue
+                + chunkSizeBytes
+                + ByteUtils.sizeOfVarint(chunkSizeBytes)
+                - ByteUtils.sizeOfVarint(0);
     }
 
     /**

@@ -70,7 +70,7 @@ class JobSpecJsonTest {
                 .contains("\"inputs\" : [ ]")
                 .contains("\"parameters\" : { }")
                 .contains("\"taskSizeBytes\" : 67108864")
-                .contains("\"chunkSizeBytes\" : 1048576")
+                .contains("\"chunkSizeBytes\" : 524288")
                 .contains("\"weight\" : 1")
                 .doesNotContain("rateBytesPerSecond");
         assertThat(JobSpecJson.write(JobSpecJson.parse(written))).isEqualTo(written);

@@ -19,11 +19,11 @@ class JobSpecTest {
     }
 
     @Test
-    void defaultsAreOneMebibyteChunksAndSixtyFourMebibyteTasks() {
+    void defaultsAreHalfMebibyteChunksAndSixtyFourMebibyteTasks() {
         JobSpec job = TestJobs.small("job-1");
 
         assertThat(job.taskSizeBytes()).isEqualTo(64L << 20);
-        assertThat(job.streams().get(0).chunkSizeBytes()).isEqualTo(1 << 20);
+        assertThat(job.streams().get(0).chunkSizeBytes()).isEqualTo(512 << 10);
         assertThat(job.streams().get(0).rateBytesPerSecond()).isEmpty();
         assertThat(job.weight()).isEqualTo(1);
         assertThat(job.transport()).isEqualTo(Transport.AUTO);

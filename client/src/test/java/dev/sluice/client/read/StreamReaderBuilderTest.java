@@ -172,9 +172,10 @@ class StreamReaderBuilderTest {
                                 .pacing(7)
                                 .check())
                 .hasToString(
-                        "Settings[topic=mine, rate=7, slotSize=1114112,"
-                                + " startDelayNanos=149796571428571, silenceNanos=60000000000,"
-                                + " chunksPerTask=1]");
+                        "Settings[topic=mine, rate=7, slotSize="
+                                + ((512 << 10) + (64 << 10))
+                                + ", startDelayNanos=149796571428571, silenceNanos=60000000000,"
+                                + " chunksPerTask=2]");
         assertThat(reader().check().chunksPerTask()).as("no job spec: no task boundaries").isZero();
         assertThatThrownBy(() -> StreamReader.builder(BROKERD, JOB, "yellow").partitions(1).open())
                 .isInstanceOf(IllegalArgumentException.class)

@@ -3,10 +3,12 @@ package dev.sluice.client.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.client.job.StreamSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
@@ -41,6 +43,35 @@ class ChunkRecordsTest {
         assertThat(record.timestamp()).isNull();
         assertThat(headers(record))
                 .containsExactly("sluice.job=job-1", "sluice.stream=cyan", "sluice.seq=42");
+    }
+
+    @Test
+    void theLargestRecordIsKafkasBoundOfAFullChunkWithTheLongestSeqAndEos() {
+        for (int size : new int[] {1024, 127, 128, 16_383, 16_384, 512 << 10, 1 << 20, 64 << 20}) {
+            assertThat(ChunkRecords.largestRecordBytes("job-1", "cyan", size))
+                    .as("chunk of %d B", size)
+                    .isEqualTo(
+                            ChunkRecords.serializedSizeUpperBound(
+                                    record(Long.MAX_VALUE, true, new byte[size], 0),
+                                    CompressionType.NONE));
+        }
+    }
+
+    @Test
+    void theDefaultChunkFitsAStockKafkaWhateverTheNames() {
+        String longest = "n".repeat(128);
+        int stockMaxRequestSize = ChunkProducerSettings.of(new Properties()).maxRequestSize();
+        // A broker's message.max.bytes, and so a topic's max.message.bytes, by default.
+        int stockMaxMessageBytes = (1 << 20) + 12;
+
+        assertThat(
+                        ChunkRecords.largestRecordBytes(
+                                longest, longest, StreamSpec.DEFAULT_CHUNK_SIZE_BYTES))
+                .isLessThanOrEqualTo(stockMaxRequestSize)
+                .isLessThanOrEqualTo(stockMaxMessageBytes);
+        // Why the default is not 1 MiB: with the shortest names that is too large already.
+        assertThat(ChunkRecords.largestRecordBytes("j", "s", 1 << 20))
+                .isGreaterThan(stockMaxMessageBytes);
     }
 
     @Test

@@ -35,6 +35,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.RestartStrategyUtils;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -269,9 +271,36 @@ class GenerationIT {
             }
             List<JobSpec> valid = List.of(job("before", Map.of()), job("after", Map.of()));
             List<Future<Long>> lengths = readEach(valid, open, readers);
+            // A chunk topic that takes records of 64 KiB at most: chunks of 128 KiB do not fit.
+            try (Admin admin = Admin.create(KAFKA.broker().clientProperties())) {
+                admin.createTopics(
+                                List.of(
+                                        new NewTopic(
+                                                        ChunkTopics.forOutputLocation("tight"),
+                                                        1,
+                                                        (short) 1)
+                                                .configs(Map.of("max.message.bytes", "65536"))))
+                        .all()
+                        .get();
+            }
+            JobSpec oversized =
+                    new JobSpec(
+                            "oversized",
+                            List.of(),
+                            tooLarge.generator(),
+                            256 * 1024,
+                            List.of(
+                                    new StreamSpec(
+                                            "c0",
+                                            "tight",
+                                            new SplitRule.Channel("c0"),
+                                            256 * 1024,
+                                            OptionalLong.empty(),
+                                            128 * 1024)));
             jobs.submit(valid.get(0));
             jobs.submit(tooLarge);
             jobs.submit(topicless);
+            jobs.submit(oversized);
 
             JobStatus failed = jobs.awaitStatus("too-large", s -> s.state().isTerminal(), WAIT);
             assertThat(failed.state()).isEqualTo(JobState.FAILED);
@@ -285,6 +314,14 @@ class GenerationIT {
                     .get()
                     .asString()
                     .startsWith("no chunk topic sluice.chunks.nowhere on the cluster");
+            JobStatus tooLargeForItsTopic =
+                    jobs.awaitStatus("oversized", s -> s.state().isTerminal(), WAIT);
+            assertThat(tooLargeForItsTopic.state()).isEqualTo(JobState.REFUSED);
+            assertThat(tooLargeForItsTopic.reason())
+                    .get()
+                    .asString()
+                    .startsWith("stream c0: its chunks of 131072 B are up to ")
+                    .contains("sluice.chunks.tight takes (max.message.bytes = 65536)");
             // A valid job submitted after the poisoned one runs too.
             jobs.submit(valid.get(1));
             for (JobSpec spec : valid) {

@@ -31,6 +31,12 @@ public interface ControlPlane extends AutoCloseable {
      */
     Set<String> missingTopics(Set<String> topics);
 
+    /**
+     * The largest record each of {@code topics} takes, its {@code max.message.bytes}, for those the
+     * cluster tells in time: a topic left out does not refuse a job.
+     */
+    Map<String, Integer> maxMessageBytes(Set<String> topics);
+
     /** Starts reading at {@code positions} ("topic-partition" → offset) where it has them. */
     void seek(Map<String, Long> positions);
 

@@ -6,6 +6,7 @@ import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.JobStatus;
 import dev.sluice.client.job.MalformedCommand;
+import dev.sluice.client.job.StreamSpec;
 import dev.sluice.client.job.Transport;
 import dev.sluice.client.progress.DeliveryProgress;
 import dev.sluice.flink.generation.ComputeTask;
@@ -198,7 +199,7 @@ public final class GenerationEnumerator
     private void jobsChanged() {
         Set<String> topics = new HashSet<>();
         for (ScheduledJob job : jobs.values()) {
-            topics.addAll(chunkTopics(job.spec));
+            topics.addAll(chunkTopics(kafkaStreams(job.spec)));
         }
         liveChunkTopics = Set.copyOf(topics);
     }
@@ -326,7 +327,9 @@ public final class GenerationEnumerator
             publish(id, JobState.REFUSED, "capacity exhausted: " + jobs.size() + " jobs live");
             return;
         }
-        Set<String> missing = control.missingTopics(chunkTopics(spec));
+        List<StreamSpec> kafkaStreams = kafkaStreams(spec);
+        Set<String> topics = chunkTopics(kafkaStreams);
+        Set<String> missing = control.missingTopics(topics);
         if (!missing.isEmpty()) {
             finishedJobs.add(id);
             publish(
@@ -336,6 +339,13 @@ public final class GenerationEnumerator
                             + String.join(", ", new TreeSet<>(missing))
                             + " on the cluster: create it for the output location's readers"
                             + " (docs/generation.md, \"The scheduler\")");
+            return;
+        }
+        Optional<String> oversized =
+                OversizedChunks.reason(id, kafkaStreams, control.maxMessageBytes(topics));
+        if (oversized.isPresent()) {
+            finishedJobs.add(id);
+            publish(id, JobState.REFUSED, oversized.get());
             return;
         }
         jobs.put(id, newJob(spec, JobState.ACCEPTED));
@@ -388,15 +398,23 @@ public final class GenerationEnumerator
      * The chunk topics the job's streams may be written to: all but those of streams that go the
      * local way only (docs/generation.md, "Transports").
      */
-    private Set<String> chunkTopics(JobSpec spec) {
-        Set<String> topics = new HashSet<>();
-        for (var stream : spec.streams()) {
+    /** The job's streams whose chunks may go through Kafka: all but the LOCAL ones. */
+    private List<StreamSpec> kafkaStreams(JobSpec spec) {
+        List<StreamSpec> streams = new ArrayList<>();
+        for (StreamSpec stream : spec.streams()) {
             Transport location =
                     settings.transports().getOrDefault(stream.outputLocation(), Transport.AUTO);
             if (Transport.combine(spec.transport(), location) != Transport.LOCAL) {
-                topics.add(ChunkTopics.forOutputLocation(stream.outputLocation()));
+                streams.add(stream);
             }
         }
+        return streams;
+    }
+
+    private static Set<String> chunkTopics(List<StreamSpec> streams) {
+        Set<String> topics = new HashSet<>();
+        streams.forEach(
+                stream -> topics.add(ChunkTopics.forOutputLocation(stream.outputLocation())));
         return topics;
     }
 

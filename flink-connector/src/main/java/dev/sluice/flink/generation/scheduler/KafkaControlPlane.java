@@ -28,6 +28,7 @@ import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,6 +38,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -124,6 +127,32 @@ public final class KafkaControlPlane implements ControlPlane {
             Thread.currentThread().interrupt();
             return Set.of();
         }
+    }
+
+    @Override
+    public Map<String, Integer> maxMessageBytes(Set<String> topics) {
+        List<ConfigResource> resources = new ArrayList<>();
+        topics.forEach(
+                topic -> resources.add(new ConfigResource(ConfigResource.Type.TOPIC, topic)));
+        Map<String, Integer> limits = new HashMap<>();
+        try {
+            admin.describeConfigs(resources)
+                    .all()
+                    .get(TOPICS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach(
+                            (resource, config) -> {
+                                ConfigEntry entry =
+                                        config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+                                if (entry != null && entry.value() != null) {
+                                    limits.put(resource.name(), Integer.parseInt(entry.value()));
+                                }
+                            });
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("could not read the max.message.bytes of {}: {}", topics, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return limits;
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {

@@ -24,6 +24,8 @@ final class FakeControlPlane implements ControlPlane {
     final List<DeliveryProgress> released = new ArrayList<>();
     // The topics the cluster does not have.
     final Set<String> missing = new HashSet<>();
+    // The max.message.bytes of the topics that have one here.
+    final Map<String, Integer> maxMessageBytes = new HashMap<>();
     Map<String, Long> seeked = Map.of();
     // What restorePreferredLeaders was given: null until it is called, and after close.
     Supplier<Set<String>> leaderTopics;
@@ -40,6 +42,13 @@ final class FakeControlPlane implements ControlPlane {
     @Override
     public Set<String> missingTopics(Set<String> topics) {
         return topics.stream().filter(missing::contains).collect(Collectors.toSet());
+    }
+
+    @Override
+    public Map<String, Integer> maxMessageBytes(Set<String> topics) {
+        Map<String, Integer> limits = new HashMap<>(maxMessageBytes);
+        limits.keySet().retainAll(topics);
+        return limits;
     }
 
     @Override

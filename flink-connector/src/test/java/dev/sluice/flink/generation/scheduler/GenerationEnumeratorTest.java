@@ -8,6 +8,7 @@ import dev.sluice.client.job.JobState;
 import dev.sluice.client.job.MalformedCommand;
 import dev.sluice.client.job.Transport;
 import dev.sluice.client.progress.DeliveryProgress;
+import dev.sluice.client.write.ChunkRecords;
 import dev.sluice.flink.generation.TestJobs;
 import dev.sluice.flink.generation.split.ComputeTaskSplit;
 import java.time.Duration;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.flink.connector.testutils.source.reader.TestingSplitEnumeratorContext;
 import org.junit.jupiter.api.AfterEach;
@@ -961,6 +964,47 @@ class GenerationEnumeratorTest {
         // A stream that goes the local way only needs none.
         restartWithOutputLocationTransport(Transport.LOCAL);
         control.commands.add(new JobCommand.Submit(job("local")));
+        turn();
+        assertThat(control.states("local")).containsExactly(JobState.ACCEPTED);
+    }
+
+    @Test
+    void aJobWhoseChunksAreLargerThanTheirTopicTakesIsRefusedNamingTheLimit() throws Exception {
+        control.maxMessageBytes.put("sluice.chunks.node-0", 1_048_588);
+        control.maxMessageBytes.put("sluice.chunks.node-1", 2_000);
+        control.commands.add(
+                new JobCommand.Submit(
+                        TestJobs.job(
+                                "large", 2, 8 * 1024, 4 * 1024, 2048, Object.class, Map.of())));
+        control.commands.add(new JobCommand.Submit(job("fitting")));
+        turn();
+
+        assertThat(control.states("large")).containsExactly(JobState.REFUSED);
+        String reason = control.reason("large", JobState.REFUSED);
+        Matcher named =
+                Pattern.compile(
+                                "stream c1: its chunks of 2048 B are up to (\\d+) bytes as Kafka"
+                                        + " records, more than its chunk topic sluice.chunks.node-1"
+                                        + " takes \\(max.message.bytes = 2000\\): lower its"
+                                        + " chunkSizeBytes to (\\d+) or less, or raise the"
+                                        + " topic's max.message.bytes .*")
+                        .matcher(reason);
+        assertThat(named.matches()).as(reason).isTrue();
+        assertThat(Integer.parseInt(named.group(1)))
+                .isEqualTo(ChunkRecords.largestRecordBytes("large", "c1", 2048));
+        int fitting = Integer.parseInt(named.group(2));
+        assertThat(ChunkRecords.largestRecordBytes("large", "c1", fitting))
+                .isLessThanOrEqualTo(2000);
+        assertThat(ChunkRecords.largestRecordBytes("large", "c1", fitting + 1)).isGreaterThan(2000);
+        // Chunks of 1 KiB fit: the job is run.
+        assertThat(control.states("fitting")).containsExactly(JobState.ACCEPTED);
+
+        // A stream that goes the local way is not sent through its topic.
+        restartWithOutputLocationTransport(Transport.LOCAL);
+        control.commands.add(
+                new JobCommand.Submit(
+                        TestJobs.job(
+                                "local", 2, 8 * 1024, 4 * 1024, 2048, Object.class, Map.of())));
         turn();
         assertThat(control.states("local")).containsExactly(JobState.ACCEPTED);
     }
