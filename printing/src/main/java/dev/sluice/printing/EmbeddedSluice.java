@@ -129,7 +129,8 @@ public final class EmbeddedSluice implements AutoCloseable {
                         1000,
                         hosts,
                         Optional.of(daemon.socket()),
-                        settings.speculation));
+                        settings.speculation,
+                        Map.of()));
         return env.executeAsync("sluice generation");
     }
 

@@ -20,11 +20,15 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * carries the digital-printing RIP ({@code sluice-printing-*-job.jar}, submitted to a session
  * cluster as any Flink job is). {@link EmbeddedSluice} runs the same pipeline on a MiniCluster.
  *
- * <p>{@code --bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]
- * [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]
- * [--speculation true|false]}
+ * <p>{@value #USAGE} (docs/generation.md, "Running the pipeline")
  */
 public final class GenerationJob {
+    static final String USAGE =
+            "--bootstrap-servers HOST:PORT[,...] [--parallelism N] [--max-task-size BYTES]"
+                    + " [--checkpoint-interval MS] [--output-location-host LOCATION=HOST]..."
+                    + " [--brokerd-socket PATH] [--speculation true|false]"
+                    + " [--producer-property KEY=VALUE]...";
+
     private GenerationJob() {}
 
     /**
@@ -38,6 +42,9 @@ public final class GenerationJob {
      *     (docs/sluice-sink.md, "Transports")
      * @param speculation whether the scheduler hands late paced tasks to a second producer
      *     (docs/generation.md, "Speculative duplicates"), true by default
+     * @param producerProperties Kafka producer properties of the sink, as {@link
+     *     SluiceSinkBuilder#setProperty} takes them: {@code max.request.size} for chunks larger
+     *     than a stock producer sends, security settings
      */
     public record Settings(
             String bootstrapServers,
@@ -46,12 +53,14 @@ public final class GenerationJob {
             long checkpointIntervalMillis,
             Map<String, String> outputLocationHosts,
             Optional<Path> brokerdSocket,
-            boolean speculation) {
+            boolean speculation,
+            Map<String, String> producerProperties) {
 
         public Settings {
             Objects.requireNonNull(bootstrapServers, "bootstrap servers");
             outputLocationHosts = Map.copyOf(outputLocationHosts);
             Objects.requireNonNull(brokerdSocket, "brokerd socket");
+            producerProperties = Map.copyOf(producerProperties);
         }
 
         static Settings parse(String[] args) {
@@ -62,6 +71,7 @@ public final class GenerationJob {
             Map<String, String> hosts = new TreeMap<>();
             Path socket = null;
             boolean speculation = true;
+            Map<String, String> producer = new TreeMap<>();
             for (int i = 0; i < args.length; i += 2) {
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException(args[i] + " needs a value");
@@ -72,16 +82,10 @@ public final class GenerationJob {
                     case "--parallelism" -> parallelism = positive(args[i], value);
                     case "--max-task-size" -> taskSize = positive(args[i], value);
                     case "--checkpoint-interval" -> checkpoint = positive(args[i], value);
-                    case "--output-location-host" -> {
-                        int eq = value.indexOf('=');
-                        if (eq < 1 || eq == value.length() - 1) {
-                            throw new IllegalArgumentException(
-                                    "--output-location-host: LOCATION=HOST, got '" + value + "'");
-                        }
-                        hosts.put(value.substring(0, eq), value.substring(eq + 1));
-                    }
+                    case "--output-location-host" -> put(hosts, args[i], "LOCATION=HOST", value);
                     case "--brokerd-socket" -> socket = Path.of(value);
                     case "--speculation" -> speculation = bool(args[i], value);
+                    case "--producer-property" -> put(producer, args[i], "KEY=VALUE", value);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
@@ -95,7 +99,17 @@ public final class GenerationJob {
                     checkpoint,
                     hosts,
                     Optional.ofNullable(socket),
-                    speculation);
+                    speculation,
+                    producer);
+        }
+
+        private static void put(
+                Map<String, String> entries, String option, String form, String value) {
+            int eq = value.indexOf('=');
+            if (eq < 1 || eq == value.length() - 1) {
+                throw new IllegalArgumentException(option + ": " + form + ", got '" + value + "'");
+            }
+            entries.put(value.substring(0, eq), value.substring(eq + 1));
         }
 
         private static boolean bool(String option, String value) {
@@ -131,13 +145,7 @@ public final class GenerationJob {
             settings = Settings.parse(args);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "generation job: "
-                            + e.getMessage()
-                            + "; usage: --bootstrap-servers HOST:PORT[,...] [--parallelism N]"
-                            + " [--max-task-size BYTES] [--checkpoint-interval MS]"
-                            + " [--output-location-host LOCATION=HOST]... [--brokerd-socket PATH]"
-                            + " [--speculation true|false]",
-                    e);
+                    "generation job: " + e.getMessage() + "; usage: " + USAGE, e);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         define(env, settings);
@@ -164,6 +172,7 @@ public final class GenerationJob {
                 SluiceSink.builder()
                         .setBootstrapServers(settings.bootstrapServers())
                         .setMaxTaskSizeBytes(settings.maxTaskSizeBytes());
+        settings.producerProperties().forEach(sink::setProperty);
         settings.brokerdSocket().ifPresent(sink::setBrokerdSocket);
         env.fromSource(source.build(), WatermarkStrategy.noWatermarks(), "generation")
                 .sinkTo(sink.build());

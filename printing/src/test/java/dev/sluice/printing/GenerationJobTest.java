@@ -21,7 +21,9 @@ class GenerationJobTest {
                             "--output-location-host", "printhead-cyan=host1",
                             "--output-location-host", "printhead-black=host2",
                             "--brokerd-socket", "/run/sluice/brokerd.sock",
-                            "--speculation", "false"
+                            "--speculation", "false",
+                            "--producer-property", "max.request.size=8388608",
+                            "--producer-property", "linger.ms=5"
                         });
 
         assertThat(settings.bootstrapServers()).isEqualTo("host1:9092,host2:9092");
@@ -32,6 +34,8 @@ class GenerationJobTest {
                 .isEqualTo(Map.of("printhead-cyan", "host1", "printhead-black", "host2"));
         assertThat(settings.brokerdSocket()).contains(Path.of("/run/sluice/brokerd.sock"));
         assertThat(settings.speculation()).isFalse();
+        assertThat(settings.producerProperties())
+                .isEqualTo(Map.of("max.request.size", "8388608", "linger.ms", "5"));
     }
 
     @Test
@@ -44,6 +48,7 @@ class GenerationJobTest {
         assertThat(settings.outputLocationHosts()).isEmpty();
         assertThat(settings.brokerdSocket()).isEmpty();
         assertThat(settings.speculation()).isTrue();
+        assertThat(settings.producerProperties()).isEmpty();
     }
 
     @Test
@@ -59,6 +64,8 @@ class GenerationJobTest {
                 .hasMessage("--output-location-host: LOCATION=HOST, got 'printhead-cyan'");
         assertThatThrownBy(() -> parse("--output-location-host", "=host1"))
                 .hasMessage("--output-location-host: LOCATION=HOST, got '=host1'");
+        assertThatThrownBy(() -> parse("--producer-property", "linger.ms"))
+                .hasMessage("--producer-property: KEY=VALUE, got 'linger.ms'");
         assertThatThrownBy(() -> parse("--speculation", "yes"))
                 .hasMessage("--speculation: true or false, got 'yes'");
         assertThatThrownBy(() -> parse("--speed", "1")).hasMessage("unknown option --speed");
