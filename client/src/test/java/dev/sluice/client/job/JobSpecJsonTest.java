@@ -27,7 +27,7 @@ class JobSpecJsonTest {
         assertThat(job.id()).isEqualTo("packaging-0001");
         assertThat(job.inputs()).hasSize(2).allMatch(input -> input.startsWith("file:///srv/"));
         assertThat(job.generator().className()).isEqualTo("dev.sluice.printing.RipGenerator");
-        assertThat(job.generator().parameters()).containsEntry("resolutionDpi", "300");
+        assertThat(job.generator().parameters()).containsEntry("widthPx", "3000");
         assertThat(job.taskSizeBytes()).isEqualTo(4L << 20);
         assertThat(job.streams())
                 .extracting(StreamSpec::name)
@@ -148,8 +148,8 @@ class JobSpecJsonTest {
                         "generator.className: must be a Java class name, got 'a b'"),
                 bad(
                         "parameter not a string",
-                        job -> parameters(job).put("resolutionDpi", 300),
-                        "generator.parameters.resolutionDpi: must be a string, got integer 300"),
+                        job -> parameters(job).put("widthPx", 3000),
+                        "generator.parameters.widthPx: must be a string, got integer 3000"),
                 bad(
                         "parameters an array",
                         job -> ((ObjectNode) job.get("generator")).putArray("parameters"),
