@@ -71,7 +71,7 @@ final class ControlConnection implements AutoCloseable {
             channel.connect(UnixDomainSocketAddress.of(socket));
         } catch (IOException e) {
             channel.close();
-            throw e;
+            throw new BrokerdUnreachableException(socket, e);
         }
         ControlConnection connection = new ControlConnection(channel, timeout);
         connection.reader.start();

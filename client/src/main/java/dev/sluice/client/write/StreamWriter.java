@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -20,6 +21,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes a stream of a job from any program, outside Flink: the bytes given to {@link
@@ -53,8 +56,14 @@ public final class StreamWriter implements AutoCloseable {
     static final String CHUNK_SIZE_SETTING =
             "the chunk size (chunkSize, or the job's chunkSizeBytes)";
 
+    private static final Logger LOG = LoggerFactory.getLogger(StreamWriter.class);
+
     // How often the progress listener looks for new partitions of the progress topic: as the sink.
     private static final Duration PROGRESS_PARTITION_REFRESH = Duration.ofSeconds(30);
+    // How long a publish waits for room before it logs that it waits, and for whom; then again
+    // after twice as long each time. A paced reader frees room within its pace: a wait this long
+    // is a reader that stopped, or one that reports no delivery progress.
+    private static final long WAIT_NOTICE_NANOS = Duration.ofSeconds(10).toNanos();
 
     private final String job;
     private final String stream;
@@ -66,6 +75,7 @@ public final class StreamWriter implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final ProgressListener listener;
     private final InFlightAccounting accounting;
+    private final String progressTopic;
     private final ReentrantLock lock = new ReentrantLock();
     // Signalled when progress frees room, and when a send or the listener fails.
     private final Condition changed = lock.newCondition();
@@ -97,6 +107,7 @@ public final class StreamWriter implements AutoCloseable {
         this.numbering = numbering;
         this.producer = producer;
         this.accounting = new InFlightAccounting(inFlightBytes);
+        this.progressTopic = progressTopic;
         this.listener =
                 new ProgressListener(
                         progressConsumer,
@@ -244,21 +255,63 @@ public final class StreamWriter implements AutoCloseable {
      */
     private boolean awaitRoom(long bytes, long deadline) throws IOException, InterruptedException {
         long seq = numbering.seq();
+        long start = System.nanoTime();
+        long notice = WAIT_NOTICE_NANOS;
         lock.lock();
         try {
             while (!accounting.admits(key, seq, bytes)) {
                 checkFailure();
-                if (deadline == Long.MAX_VALUE) {
-                    changed.await();
-                } else {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return false;
-                    }
-                    changed.awaitNanos(left);
+                long now = System.nanoTime();
+                if (deadline != Long.MAX_VALUE && deadline - now <= 0) {
+                    return false;
                 }
+                if (now - start >= notice) {
+                    LOG.warn(roomWait(now - start));
+                    notice *= 2;
+                }
+                long untilNotice = start + notice - now;
+                changed.awaitNanos(
+                        deadline == Long.MAX_VALUE
+                                ? untilNotice
+                                : Math.min(untilNotice, deadline - now));
             }
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What a publish that has waited {@code waitedNanos} for room says: the chunk, the bytes in
+     * flight, and whom it waits for, the readers' delivery progress on the progress topic.
+     */
+    String roomWait(long waitedNanos) {
+        lock.lock();
+        try {
+            long delivered = accounting.deliveredSeq(key);
+            return "stream "
+                    + key
+                    + " has waited "
+                    + TimeUnit.NANOSECONDS.toSeconds(waitedNanos)
+                    + " s to send chunk #"
+                    + numbering.seq()
+                    + ": "
+                    + accounting.bytesInFlight(key)
+                    + " bytes of it are in flight, its bound is "
+                    + accounting.share()
+                    + " (inFlightBytes), and "
+                    + (delivered < 0
+                            ? "nothing of it has been reported delivered on the progress topic "
+                                    + progressTopic
+                                    + ": its readers have read none of it, or do not report their"
+                                    + " delivery progress there (a Java StreamReader reports it"
+                                    + " given bootstrapServers, a Python StreamReader given"
+                                    + " bootstrap_servers)"
+                            : "its readers have reported delivering it up to #"
+                                    + delivered
+                                    + " on "
+                                    + progressTopic
+                                    + ": they read no further");
         } finally {
             lock.unlock();
         }

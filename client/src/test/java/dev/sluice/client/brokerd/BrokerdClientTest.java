@@ -125,16 +125,23 @@ class BrokerdClientTest {
     }
 
     @Test
-    void noDaemonOnTheSocketIsAnIoErrorAtOnce() {
-        BrokerdClient client = BrokerdClient.builder(dir.resolve("absent.sock")).build();
+    void noDaemonOnTheSocketIsAnErrorAtOnceNamingThePathAndTheSetting() {
+        Path socket = dir.resolve("absent.sock");
+        BrokerdClient client = BrokerdClient.builder(socket).build();
         assertThatThrownBy(
                         () ->
                                 client.subscribe(
                                         SubscriptionRequest.builder("t")
                                                 .partitions(1, StartPosition.EARLIEST)
                                                 .build()))
-                .isInstanceOf(IOException.class)
-                .isNotInstanceOf(BrokerdException.class);
+                .isInstanceOf(BrokerdUnreachableException.class)
+                .hasMessageStartingWith("cannot connect to sluice-brokerd at " + socket + ": ")
+                .hasMessageContaining("start the daemon")
+                .hasMessageContaining("sluice.socket")
+                .satisfies(
+                        e ->
+                                assertThat(((BrokerdUnreachableException) e).socket())
+                                        .isEqualTo(socket));
         assertThat(dir.resolve("absent.sock")).doesNotExist();
     }
 }

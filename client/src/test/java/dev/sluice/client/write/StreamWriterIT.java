@@ -280,6 +280,13 @@ class StreamWriterIT {
             assertThatThrownBy(() -> blocked.get(500, TimeUnit.MILLISECONDS))
                     .isInstanceOf(TimeoutException.class);
             assertThat(KAFKA.broker().records(topic)).as("nothing sent while blocked").isEqualTo(4);
+            // What the writer logs after waiting 10 s: whom it waits for.
+            assertThat(writer.roomWait(TimeUnit.SECONDS.toNanos(10)))
+                    .startsWith("stream " + job + "/cyan has waited 10 s to send chunk #4: ")
+                    .contains("16384 bytes of it are in flight, its bound is 16384")
+                    .contains(
+                            "nothing of it has been reported delivered on the progress topic "
+                                    + progressTopic);
 
             // The reader reads on: its progress frees the first chunks, the publish goes.
             Read first = read(reader, 0, 2);

@@ -200,7 +200,9 @@ public final class SluiceOffsets implements Serializable {
                                         + " in "
                                         + this
                                         + " and its reset is NONE: give them offsets, or choose"
-                                        + " OffsetResetStrategy.EARLIEST or LATEST");
+                                        + " a reset, OffsetResetStrategy.EARLIEST or LATEST"
+                                        + " (in SQL, 'properties.auto.offset.reset' = 'earliest'"
+                                        + " or 'latest')");
             }
         }
         return resolved;

@@ -81,7 +81,8 @@ class SluiceOffsetsTest {
                                 SluiceOffsets.offsets(Map.of(P0, 7L), OffsetResetStrategy.NONE)
                                         .resolve(ALL, new Cluster()))
                 .hasMessageStartingWith("no offset for [orders-2] in offsets {orders-0=7}")
-                .hasMessageContaining("choose OffsetResetStrategy.EARLIEST or LATEST");
+                .hasMessageContaining("choose a reset, OffsetResetStrategy.EARLIEST or LATEST")
+                .hasMessageContaining("in SQL, 'properties.auto.offset.reset' = 'earliest'");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sluice.flink.source.reader.push;
 
+import dev.sluice.client.brokerd.BrokerdUnreachableException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -75,7 +76,15 @@ public final class PushInbox {
         private static final long serialVersionUID = 1L;
 
         PushFailedException(Throwable cause) {
-            super("the sluice-brokerd subscription failed: " + cause.getMessage(), cause);
+            super(
+                    "the sluice-brokerd subscription failed: "
+                            + cause.getMessage()
+                            + (cause instanceof BrokerdUnreachableException
+                                    ? " (the source's daemon socket:"
+                                            + " SluiceSourceBuilder.setBrokerdSocket, or the table"
+                                            + " option sluice.brokerd-socket)"
+                                    : ""),
+                    cause);
         }
     }
 }
