@@ -48,9 +48,12 @@ final class ChunkDelivery {
     private long dryNanos = -1;
     private boolean silenceTold;
 
-    // Pacing: the chunk being waited for was not there at its due time.
+    // Pacing: the chunk being waited for was not there at its due time. Its starvation counts from
+    // then, or from the acquire that found it missing when the application came later: the
+    // application's own pause is lateness, not starvation (docs/stream-reader.md, "Starvation").
     private boolean starving;
     private long starvingDueNanos;
+    private long starvingSinceNanos;
     // Pacing: the first chunk, held back until the start delay after it came.
     private final long startDelayNanos;
     private ChunkSource.Chunk first;
@@ -143,6 +146,7 @@ final class ChunkDelivery {
             }
             starving = true;
             starvingDueNanos = due;
+            starvingSinceNanos = Math.max(due, now);
             starvationEvents++;
             publishStats();
         }
@@ -304,7 +308,7 @@ final class ChunkDelivery {
         int size = chunk.size();
         if (pacer != null) {
             if (starving) {
-                starvedNanos += Math.max(0, now - starvingDueNanos);
+                starvedNanos += Math.max(0, now - starvingSinceNanos);
             }
             recordLateness(chunk, now);
             pacer.handedOut(size, now, starving);

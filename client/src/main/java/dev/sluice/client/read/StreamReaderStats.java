@@ -12,8 +12,9 @@ import java.util.OptionalLong;
  * @param bytes payload bytes of those chunks
  * @param starvationEvents paced readers: chunks that were not there yet at their due time
  *     (docs/stream-reader.md, "Constant speed"); always 0 unpaced
- * @param starvedNanos paced readers: the time those chunks came late, summed (from each one's due
- *     time until it came)
+ * @param starvedNanos paced readers: the time the reader waited for those chunks, summed (from each
+ *     one's due time, or the later call that found it missing, until it came: the application's own
+ *     pauses are not counted)
  * @param targetRateBytesPerSecond the pacing rate, empty when the reader is not paced
  * @param achievedRateBytesPerSecond the rate the chunks were handed out at: the bytes of every
  *     chunk before the latest, over the time from the first handout to the latest. A chunk is

@@ -147,6 +147,28 @@ class ChunkDeliveryTest {
     }
 
     @Test
+    void anApplicationsOwnPauseIsLatenessNotStarvationTime() throws IOException {
+        ScriptedSource source = new ScriptedSource(clock);
+        // Chunk 1 is due at 100 ms and comes at 2500 ms; the application pauses until 2000 ms.
+        source.add(0, false, 1000, t0);
+        source.add(1, true, 1000, t0 + 2500 * MS);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+        delivery.acquire(FOREVER).release();
+
+        clock.advanceTo(t0 + 2000 * MS);
+        StreamChunk late = delivery.acquire(FOREVER);
+
+        assertThat((clock.nanoTime() - t0) / MS).isEqualTo(2500);
+        late.release();
+        StreamReaderStats stats = delivery.stats(0, 0);
+        // Missing when asked for: one event, and the 500 ms the reader waited, not the 2400 ms
+        // since it was due.
+        assertThat(stats.starvationEvents()).isEqualTo(1);
+        assertThat(stats.starvedNanos()).isEqualTo(500 * MS);
+        assertThat(stats.latenessMaxNanos()).isEqualTo(2400 * MS);
+    }
+
+    @Test
     void aStartDelayHoldsTheFirstChunkBackSoThatALateTaskIsNotAStarvation() throws IOException {
         // Chunks 0-4 come at once, 5-9 (the next task) at 700 ms. Without a delay chunk 5 is due
         // at 500 ms and starves (the test above); 300 ms after the first came, it is due at 800.
