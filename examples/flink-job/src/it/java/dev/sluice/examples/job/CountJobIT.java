@@ -95,33 +95,42 @@ class CountJobIT {
 
     @Test
     void countsEveryRecordOfEachPartitionInPushMode() throws Exception {
-        int partitions = 3;
-        String topic = KAFKA.createTopic(partitions);
-        Map<Integer, Long> produced = produce(topic, partitions, 5_000);
-        long total = produced.values().stream().mapToLong(Long::longValue).sum();
+        Topic topic = produced(5_000);
 
-        String job =
-                run(
-                        "--bootstrap-servers",
-                        KAFKA.bootstrapServers(),
-                        "--topic",
-                        topic,
-                        "--mode",
-                        "PUSH",
-                        "--brokerd-socket",
-                        BROKERD.socket().toString(),
-                        "--parallelism",
-                        "2");
+        String job = runPush(topic.name());
         awaitFinished(job);
 
-        Map<String, Long> accumulators = accumulators(job);
-        assertThat(accumulators).containsEntry("records", total);
-        for (int p = 0; p < partitions; p++) {
-            assertThat(accumulators).containsEntry("records-partition-" + p, produced.get(p));
-        }
-        assertThat(accumulators).hasSize(1 + partitions);
+        assertCountedExactly(job, topic.counts());
         // PUSH: the records came through the daemon.
-        assertThat(daemonRecordsOut(topic)).isGreaterThanOrEqualTo(total);
+        assertThat(daemonRecordsOut(topic.name())).isGreaterThanOrEqualTo(topic.total());
+    }
+
+    @Test
+    void countsExactlyThroughTheLossOfItsTaskManagerMidJob() throws Exception {
+        Topic topic = produced(3_000_000);
+
+        // One subtask, checkpointing every 10 ms.
+        String job = runPush(topic.name(), "--checkpoint-interval", "10", "--parallelism", "1");
+        // Struck while it reads: once the daemon has pushed a tenth of the records, which it does
+        // at most its slots ahead of the job. Waiting for a completed checkpoint instead found the
+        // job done on a loaded machine. The job restarts from its last checkpoint, state and
+        // offsets, or from the start when none completed yet, and must count exactly either way.
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (daemonRecordsOut(topic.name()) < topic.total() / 10) {
+            assertThat(get("/jobs/" + job).path("state").asText())
+                    .as("job %s before it read", job)
+                    .isIn("CREATED", "INITIALIZING", "RUNNING");
+            assertThat(System.nanoTime()).as("job %s not reading", job).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        flink.terminateTaskManager(0).get();
+        flink.startTaskManager();
+        awaitFinished(job);
+
+        assertThat(get("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries"))
+                .as("the job failed over")
+                .isNotEmpty();
+        assertCountedExactly(job, topic.counts());
     }
 
     @Test
@@ -136,6 +145,19 @@ class CountJobIT {
                         "FAST");
         assertThat(response.statusCode()).isGreaterThanOrEqualTo(400);
         assertThat(response.body()).contains("--mode FAST").contains("usage: CountJob");
+    }
+
+    /** A topic of three partitions and the records sent to each. */
+    private record Topic(String name, Map<Integer, Long> counts) {
+        long total() {
+            return counts.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** A new topic of three partitions with {@code records} records sent to it. */
+    private static Topic produced(int records) {
+        String name = KAFKA.createTopic(3);
+        return new Topic(name, produce(name, 3, records));
     }
 
     /** Sends different counts to each partition, so a count in the wrong place shows. */
@@ -197,6 +219,25 @@ class CountJobIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Runs the job over {@code topic} in PUSH mode, parallelism 2, with {@code more} arguments. */
+    private static String runPush(String topic, String... more) throws Exception {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--topic",
+                                topic,
+                                "--mode",
+                                "PUSH",
+                                "--brokerd-socket",
+                                BROKERD.socket().toString(),
+                                "--parallelism",
+                                "2"));
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
+    }
+
     /** POST /jars/&lt;id&gt;/run; returns the job's id. */
     private static String run(String... args) throws Exception {
         return ok(runRequest(args)).path("jobid").asText();
@@ -229,6 +270,15 @@ class CountJobIT {
             assertThat(System.nanoTime()).as("job %s still %s", job, state).isLessThan(deadline);
             Thread.sleep(100);
         }
+    }
+
+    /** The job's accumulators: the total and each partition's count, and nothing else. */
+    private static void assertCountedExactly(String job, Map<Integer, Long> produced)
+            throws Exception {
+        Map<String, Long> expected = new HashMap<>();
+        expected.put("records", produced.values().stream().mapToLong(Long::longValue).sum());
+        produced.forEach((p, n) -> expected.put("records-partition-" + p, n));
+        assertThat(accumulators(job)).isEqualTo(expected);
     }
 
     /** GET /jobs/&lt;id&gt;/accumulators: the user accumulators, by name. */

@@ -7,15 +7,24 @@ import dev.sluice.flink.source.SluiceRecord;
 import dev.sluice.flink.source.SluiceSource;
 import dev.sluice.flink.source.SluiceSourceBuilder;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
@@ -29,15 +38,21 @@ import org.slf4j.LoggerFactory;
  * through the REST API, they are at {@code GET /jobs/<id>/accumulators} once the job is FINISHED;
  * {@code flink run} prints them.
  *
+ * <p>It survives faults, as a job to copy must: it checkpoints (every second unless told) and
+ * restarts from its last checkpoint without limit, so a TaskManager, a daemon or a broker lost
+ * mid-job costs a restart, not the count. The counts are checkpointed state, not only accumulators,
+ * which a restarted task would begin again from zero; each subtask hands its counts to the
+ * accumulators once it has read its partitions to their end.
+ *
  * <pre>
  * CountJob --bootstrap-servers HOST:PORT --topic TOPIC [--mode PUSH|PULL|AUTO]
- *          [--brokerd-socket PATH] [--parallelism N]
+ *          [--brokerd-socket PATH] [--parallelism N] [--checkpoint-interval MS]
  * </pre>
  */
 public final class CountJob {
     static final String USAGE =
             "usage: CountJob --bootstrap-servers HOST:PORT --topic TOPIC [--mode PUSH|PULL|AUTO]"
-                    + " [--brokerd-socket PATH] [--parallelism N]";
+                    + " [--brokerd-socket PATH] [--parallelism N] [--checkpoint-interval MS]";
     static final String RECORDS = "records";
     static final String PARTITION_PREFIX = "records-partition-";
 
@@ -49,13 +64,16 @@ public final class CountJob {
             String topic,
             ReadMode mode,
             Path socket,
-            Integer parallelism) {
+            Integer parallelism,
+            Duration checkpointInterval) {
 
         static Args parse(String[] args) {
             Map<String, String> values = new TreeMap<>();
             for (int i = 0; i < args.length; i += 2) {
                 String name = args[i];
-                if (!name.matches("--(bootstrap-servers|topic|mode|brokerd-socket|parallelism)")) {
+                if (!name.matches(
+                        "--(bootstrap-servers|topic|mode|brokerd-socket|parallelism"
+                                + "|checkpoint-interval)")) {
                     throw new IllegalArgumentException("unknown argument " + name);
                 }
                 if (i + 1 == args.length || args[i + 1].isBlank()) {
@@ -80,6 +98,11 @@ public final class CountJob {
                 }
                 parallelism = Integer.parseInt(n);
             }
+            String interval = values.getOrDefault("--checkpoint-interval", "1000");
+            if (!interval.matches("[1-9][0-9]{1,8}")) {
+                throw new IllegalArgumentException(
+                        "--checkpoint-interval " + interval + ": milliseconds, 10 or more");
+            }
             return new Args(
                     values.get("--bootstrap-servers"),
                     values.get("--topic"),
@@ -87,7 +110,8 @@ public final class CountJob {
                     Path.of(
                             values.getOrDefault(
                                     "--brokerd-socket", SluiceSourceBuilder.DEFAULT_SOCKET)),
-                    parallelism);
+                    parallelism,
+                    Duration.ofMillis(Long.parseLong(interval)));
         }
     }
 
@@ -113,7 +137,14 @@ public final class CountJob {
                         .setDeserializer(new PartitionOf())
                         .build();
 
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        // Checkpoints keep the source's offsets and the counts; a failure restarts the job from
+        // the last one, after 1 s, then 2, 4, ... up to a minute, without limit (Flink's
+        // exponential delay), so that a host cut off for a minute is waited out. Without
+        // checkpoints Flink does not restart a job at all.
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, args.checkpointInterval());
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         if (args.parallelism() != null) {
             env.setParallelism(args.parallelism());
         }
@@ -146,38 +177,56 @@ public final class CountJob {
         }
     }
 
-    /** Counts into accumulators, which Flink adds up over the subtasks; emits nothing. */
-    static final class CountPerPartition extends RichFlatMapFunction<Integer, Void> {
+    /**
+     * Counts per partition in checkpointed state, restored after a failure with the source's
+     * offsets; emits nothing. At its end a subtask adds its counts to the accumulators, which Flink
+     * adds up over the subtasks. A subtask's counts are one list element, so a job restored at
+     * another parallelism adds up the same.
+     */
+    static final class CountPerPartition extends RichFlatMapFunction<Integer, Void>
+            implements CheckpointedFunction {
         private static final long serialVersionUID = 1L;
 
-        private transient LongCounter total;
-        private transient Map<Integer, LongCounter> partitions;
+        private transient Map<Integer, Long> counts;
+        private transient ListState<Map<Integer, Long>> state;
 
         @Override
-        public void open(OpenContext context) {
-            total = new LongCounter();
-            getRuntimeContext().addAccumulator(RECORDS, total);
-            partitions = new TreeMap<>();
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            state =
+                    context.getOperatorStateStore()
+                            .getListState(
+                                    new ListStateDescriptor<>(
+                                            "counts", Types.MAP(Types.INT, Types.LONG)));
+            counts = new TreeMap<>();
+            for (Map<Integer, Long> restored : state.get()) {
+                restored.forEach((p, n) -> counts.merge(p, n, Long::sum));
+            }
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            state.update(List.of(new TreeMap<>(counts)));
         }
 
         @Override
         public void flatMap(Integer partition, Collector<Void> out) {
-            total.add(1);
-            partitions
-                    .computeIfAbsent(
-                            partition,
-                            p -> {
-                                LongCounter counter = new LongCounter();
-                                getRuntimeContext().addAccumulator(PARTITION_PREFIX + p, counter);
-                                return counter;
-                            })
-                    .add(1);
+            counts.merge(partition, 1L, Long::sum);
         }
 
+        /**
+         * The subtask's end: after its input ended, its counts are whole. (A failed attempt also
+         * closes, and its accumulators are not the job's: the attempt that restarts is.)
+         */
         @Override
         public void close() {
-            Map<Integer, Long> counts = new TreeMap<>();
-            partitions.forEach((p, counter) -> counts.put(p, counter.getLocalValue()));
+            LongCounter total = new LongCounter();
+            getRuntimeContext().addAccumulator(RECORDS, total);
+            counts.forEach(
+                    (p, n) -> {
+                        LongCounter partition = new LongCounter(n);
+                        getRuntimeContext().addAccumulator(PARTITION_PREFIX + p, partition);
+                        total.add(n);
+                    });
             LOG.info(
                     "subtask {}: {} records, per partition {}",
                     getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
