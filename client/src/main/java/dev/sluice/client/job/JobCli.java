@@ -1,6 +1,7 @@
 package dev.sluice.client.job;
 
 import dev.sluice.client.annotation.PublicEvolving;
+import dev.sluice.client.progress.DeliveryProgress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -11,14 +12,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code sluice submit FILE | status [ID] | cancel ID}: the job topics from a shell.
+ * {@code sluice submit FILE | status [ID] | cancel ID | topics create|check}: the job topics from a
+ * shell, and the topics a cluster needs.
  *
  * <p>Exit codes: 0 done, 1 the cluster failed us or refused the command (unreachable broker,
- * timeout, no such job to show or cancel, a submission whose job id exists already), 2 the user's
- * input is wrong (arguments, an unreadable or invalid spec file).
+ * timeout, a missing topic, no such job to show or cancel, a submission whose job id exists
+ * already), 2 the user's input is wrong (arguments, an unreadable or invalid spec file).
  */
 @PublicEvolving
 public final class JobCli {
@@ -43,12 +47,21 @@ public final class JobCli {
                     "       sluice [OPTIONS] status [ID]    a job's statuses, or every job's"
                             + " latest",
                     "       sluice [OPTIONS] cancel ID      ask the scheduler to cancel a job",
+                    "       sluice [OPTIONS] topics create|check"
+                            + "  create the missing topics Sluice needs, or list them",
                     "options:",
                     "  --bootstrap-servers HOST:PORT[,...]  default " + DEFAULT_BOOTSTRAP_SERVERS,
                     "  --jobs-topic NAME                    default "
                             + JobClient.DEFAULT_JOBS_TOPIC,
                     "  --status-topic NAME                  default "
-                            + JobClient.DEFAULT_STATUS_TOPIC);
+                            + JobClient.DEFAULT_STATUS_TOPIC,
+                    "  --progress-topic NAME                topics: default "
+                            + DeliveryProgress.DEFAULT_TOPIC,
+                    "  --output-location NAME               topics: its chunk topic too;"
+                            + " repeatable",
+                    "  --chunk-partitions N                 topics: default "
+                            + SluiceTopics.DEFAULT_CHUNK_PARTITIONS,
+                    "  --replication-factor N               topics: default the cluster's");
 
     /** Where the CLI's client connects; tests replace the connecting itself. */
     record Connection(String bootstrapServers, String jobsTopic, String statusTopic) {}
@@ -72,6 +85,10 @@ public final class JobCli {
         String bootstrapServers = DEFAULT_BOOTSTRAP_SERVERS;
         String jobsTopic = JobClient.DEFAULT_JOBS_TOPIC;
         String statusTopic = JobClient.DEFAULT_STATUS_TOPIC;
+        String progressTopic = DeliveryProgress.DEFAULT_TOPIC;
+        List<String> outputLocations = new ArrayList<>();
+        String chunkPartitions = Integer.toString(SluiceTopics.DEFAULT_CHUNK_PARTITIONS);
+        String replicationFactor = null;
         List<String> positional = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -91,6 +108,10 @@ public final class JobCli {
                 case "--bootstrap-servers" -> bootstrapServers = value;
                 case "--jobs-topic" -> jobsTopic = value;
                 case "--status-topic" -> statusTopic = value;
+                case "--progress-topic" -> progressTopic = value;
+                case "--output-location" -> outputLocations.add(value);
+                case "--chunk-partitions" -> chunkPartitions = value;
+                case "--replication-factor" -> replicationFactor = value;
                 default -> {
                     return usage(err, "unknown option " + arg);
                 }
@@ -120,6 +141,32 @@ public final class JobCli {
                     operands.size() != 1
                             ? usage(err, "cancel takes one job id")
                             : cancel(operands.get(0), connection, connect, out, err);
+            case "topics" -> {
+                if (operands.size() != 1 || !operands.get(0).matches("create|check")) {
+                    yield usage(err, "topics takes create or check");
+                }
+                SluiceTopics topics;
+                try {
+                    topics =
+                            new SluiceTopics(
+                                    jobsTopic,
+                                    statusTopic,
+                                    progressTopic,
+                                    outputLocations,
+                                    positive("--chunk-partitions", chunkPartitions),
+                                    replicationFactor == null
+                                            ? Optional.empty()
+                                            : Optional.of(
+                                                    (short)
+                                                            positive(
+                                                                    "--replication-factor",
+                                                                    replicationFactor)));
+                } catch (JobSpecException e) {
+                    yield usage(err, e.getMessage());
+                }
+                yield TopicsCommand.run(
+                        topics, operands.get(0).equals("create"), bootstrapServers, out, err);
+            }
             default -> usage(err, "unknown command '" + command + "'");
         };
     }
@@ -254,6 +301,21 @@ public final class JobCli {
             PrintStream err,
             Function<JobClient, Integer> action) {
         try (JobClient client = connect.apply(connection)) {
+            // A missing jobs topic would hold a submission until it timed out, with a warning a
+            // second; a missing status topic has no status to show.
+            Set<String> missing = client.missingTopics();
+            if (!missing.isEmpty()) {
+                err.println(
+                        "error: no topic "
+                                + String.join(", ", missing)
+                                + " on the cluster at "
+                                + connection.bootstrapServers()
+                                + ": the generation job creates its topics when it starts; before"
+                                + " that, create them with: sluice-cli --bootstrap-servers "
+                                + connection.bootstrapServers()
+                                + " topics create");
+                return RUNTIME_ERROR;
+            }
             return action.apply(client);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
@@ -261,6 +323,13 @@ public final class JobCli {
             err.println("error: " + e.getMessage());
             return RUNTIME_ERROR;
         }
+    }
+
+    private static int positive(String option, String value) {
+        if (!value.matches("[1-9][0-9]{0,3}")) {
+            throw new JobSpecException(option, "a number from 1 to 9999, got '" + value + "'");
+        }
+        return Integer.parseInt(value);
     }
 
     private static String format(JobStatus status) {

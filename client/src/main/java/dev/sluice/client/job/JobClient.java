@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -97,6 +99,19 @@ public final class JobClient implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Which of the jobs and status topics the cluster does not have, in name order: a submission to
+     * a missing jobs topic waits for it until it times out, and the status of a job is on a topic
+     * that is not there. The generation job creates both when it starts.
+     */
+    public Set<String> missingTopics() {
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(clientProperties)) {
+            Set<String> missing = new TreeSet<>(List.of(jobsTopic, statusTopic));
+            missing.removeAll(consumer.listTopics().keySet());
+            return missing;
+        }
     }
 
     /** The job's statuses on the status topic now, in the order they were published. */

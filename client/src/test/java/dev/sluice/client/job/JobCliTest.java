@@ -78,6 +78,20 @@ class JobCliTest {
     }
 
     @Test
+    void badTopicsArgumentsAreUsageErrorsNamingThem() {
+        assertThat(run("topics")).isEqualTo(2);
+        assertThat(run("topics", "delete")).isEqualTo(2);
+        assertThat(run("--chunk-partitions", "0", "topics", "check")).isEqualTo(2);
+        assertThat(run("--replication-factor", "three", "topics", "create")).isEqualTo(2);
+        assertThat(run("--output-location", "printer 1", "topics", "check")).isEqualTo(2);
+        assertThat(err())
+                .contains("topics takes create or check")
+                .contains("--chunk-partitions: a number from 1 to 9999, got '0'")
+                .contains("--replication-factor: a number from 1 to 9999, got 'three'")
+                .contains("output location");
+    }
+
+    @Test
     void anOptionWithoutValueIsAUsageError() {
         assertThat(run("status", "--bootstrap-servers")).isEqualTo(2);
         assertThat(err()).contains("option --bootstrap-servers needs a value");

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -268,6 +269,53 @@ class JobClientIT {
             publisher.send(status);
             publisher.flush();
         }
+    }
+
+    @Test
+    void theCliChecksTheTopicsNamesTheMissingOnesAndCreatesThem() {
+        String id = UUID.randomUUID().toString().substring(0, 8);
+        String location = "printer-" + id;
+        String chunkTopic = ChunkTopics.forOutputLocation(location);
+        // Options given again win: topics this test has not created.
+        String[] topics = {
+            "--jobs-topic", "jobs-" + id,
+            "--status-topic", "status-" + id,
+            "--progress-topic", "progress-" + id,
+            "--output-location", location
+        };
+
+        CliRun status = runCli(concat(topics, "status"));
+        assertThat(status.code()).isEqualTo(1);
+        assertThat(status.err())
+                .startsWith("error: no topic jobs-" + id + ", status-" + id + " on the cluster")
+                .contains("topics create");
+
+        CliRun check = runCli(concat(topics, "topics", "check"));
+        assertThat(check.code()).isEqualTo(1);
+        assertThat(check.out())
+                .containsPattern("jobs-" + id + " +MISSING, 1 partitions")
+                .containsPattern(chunkTopic + " +MISSING, 4 partitions");
+        assertThat(check.err()).contains("4 topic(s) missing").contains("topics create");
+
+        CliRun create = runCli(concat(topics, "--chunk-partitions", "3", "topics", "create"));
+        assertThat(create.code()).as(create.err()).isZero();
+        assertThat(create.out())
+                .containsPattern("status-" + id + " +created, 1 partitions")
+                .containsPattern(chunkTopic + " +created, 3 partitions");
+
+        CliRun again = runCli(concat(topics, "topics", "check"));
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.out())
+                .containsPattern("progress-" + id + " +exists, 1 partitions")
+                .containsPattern(chunkTopic + " +exists, 3 partitions")
+                .doesNotContain("MISSING");
+        assertThat(runCli(concat(topics, "status")).code()).isZero();
+    }
+
+    private static String[] concat(String[] first, String... then) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(then));
+        return all.toArray(String[]::new);
     }
 
     private record CliRun(int code, String out, String err) {}
