@@ -2,7 +2,8 @@
 imports from ``sluice`` exists, and each call of a class or method the package has binds to that
 callable's signature (its arguments' names and count). A sample that names a class, a method or
 a keyword the code no longer has fails here, not in a user's first hour; the Java samples and
-job specs are checked the same way by printing/'s DocSamplesTest."""
+job specs are checked by printing/'s DocSamplesTest, the SQL samples by flink-connector/'s
+DocSqlSamplesTest."""
 
 import ast
 import inspect

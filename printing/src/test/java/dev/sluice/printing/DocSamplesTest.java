@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.client.job.JobSpec;
 import dev.sluice.client.job.JobSpecJson;
 import dev.sluice.client.job.StreamSpec;
+import dev.sluice.embedded.junit.DocSamples;
 import dev.sluice.flink.generation.ChunkGenerator;
 import dev.sluice.flink.generation.ComputeTask;
 import dev.sluice.flink.generation.JobContext;
@@ -17,9 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
@@ -37,8 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocSamplesTest {
     private static final Path ROOT = Path.of("..");
-    private static final Pattern FENCE =
-            Pattern.compile("^```(\\w+)\\n(.*?)^```$", Pattern.MULTILINE | Pattern.DOTALL);
 
     /** What the Java samples use without importing it. */
     private static final String SAMPLE_IMPORTS =
@@ -81,23 +77,19 @@ class DocSamplesTest {
             static byte[] render(long task) { return new byte[0]; }
             """;
 
-    record Sample(Path doc, int line, String text) {
-        String where() {
-            return ROOT.relativize(doc) + ":" + line;
-        }
-    }
-
     @Test
     void everyJobSpecRunsThroughItsGenerator(@TempDir Path dir) throws Exception {
         Path image = TestChart.write(dir);
-        List<Sample> specs =
-                samples("json").stream().filter(s -> s.text().contains("\"generator\"")).toList();
+        List<DocSamples.Sample> specs =
+                DocSamples.of(ROOT, "json").stream()
+                        .filter(s -> s.code().contains("\"generator\""))
+                        .toList();
         assertThat(specs).as("job specs in the docs").isNotEmpty();
 
-        for (Sample sample : specs) {
-            JobSpec spec = JobSpecJson.parse(sample.text());
+        for (DocSamples.Sample sample : specs) {
+            JobSpec spec = JobSpecJson.parse(sample.code());
             // Its inputs are on an output node of the doc's; the test's image stands for them.
-            String text = sample.text();
+            String text = sample.code();
             for (String input : spec.inputs()) {
                 text = text.replace(input, image.toUri().toString());
             }
@@ -130,7 +122,7 @@ class DocSamplesTest {
 
     @Test
     void everyJavaSampleCompilesAgainstThePublicApi() throws IOException {
-        List<Sample> samples = samples("java");
+        List<DocSamples.Sample> samples = DocSamples.of(ROOT, "java");
         assertThat(samples).as("Java samples in the docs").hasSizeGreaterThan(5);
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         List<JavaFileObject> units = new ArrayList<>();
@@ -179,11 +171,11 @@ class DocSamplesTest {
      * The sample as a compilation unit: its class declarations (from a line that opens one to the
      * line "}") as nested classes, the rest as the body of a method beside the reader's context.
      */
-    private static SampleSource unit(String name, Sample sample) {
+    private static SampleSource unit(String name, DocSamples.Sample sample) {
         StringBuilder classes = new StringBuilder();
         StringBuilder statements = new StringBuilder();
         boolean inClass = false;
-        for (String line : sample.text().split("\n", -1)) {
+        for (String line : sample.code().split("\n", -1)) {
             if (line.matches("(public )?(final )?(class|interface|record) .*")) {
                 inClass = true;
             }
@@ -206,10 +198,10 @@ class DocSamplesTest {
     }
 
     private static final class SampleSource extends SimpleJavaFileObject {
-        final Sample sample;
+        final DocSamples.Sample sample;
         final String code;
 
-        SampleSource(String name, Sample sample, String code) {
+        SampleSource(String name, DocSamples.Sample sample, String code) {
             super(URI.create("string:///" + name + ".java"), Kind.SOURCE);
             this.sample = sample;
             this.code = code;
@@ -219,26 +211,5 @@ class DocSamplesTest {
         public CharSequence getCharContent(boolean ignoreEncodingErrors) {
             return code;
         }
-    }
-
-    /** The fenced blocks of {@code language} in the project's pages, with their line numbers. */
-    static List<Sample> samples(String language) throws IOException {
-        List<Path> pages = new ArrayList<>();
-        pages.add(ROOT.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        List<Sample> samples = new ArrayList<>();
-        for (Path page : pages) {
-            String text = Files.readString(page);
-            Matcher fence = FENCE.matcher(text);
-            while (fence.find()) {
-                if (fence.group(1).equals(language)) {
-                    int line = (int) text.substring(0, fence.start(2)).lines().count() + 1;
-                    samples.add(new Sample(page, line, fence.group(2)));
-                }
-            }
-        }
-        return samples;
     }
 }
