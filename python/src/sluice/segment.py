@@ -91,6 +91,18 @@ class WriterDead(SegmentError):
     """The writer's heartbeat is older than the segment's ``liveness_timeout_ns``."""
 
 
+def _load_libatomic(name: str) -> ctypes.CDLL:
+    """GCC's libatomic: the compare-and-swap and exchange on the segment's shared words, which
+    Python has no other way to do. Not every host has it (Debian's slim images do not)."""
+    try:
+        return ctypes.CDLL(name)
+    except OSError as error:
+        raise ImportError(
+            f"sluice needs GCC's libatomic ({name}) for its atomic operations on shared memory, "
+            f"and it does not load: {error}. On Debian and Ubuntu: apt-get install libatomic1; on "
+            "Fedora and RHEL: dnf install libatomic") from error
+
+
 def _libatomic_function(name: str, restype, *argtypes):
     # getattr: a name starting with two underscores would be mangled inside a class.
     function = getattr(_LIBATOMIC, name)
@@ -99,7 +111,7 @@ def _libatomic_function(name: str, restype, *argtypes):
     return function
 
 
-_LIBATOMIC = ctypes.CDLL(ctypes.util.find_library("atomic") or "libatomic.so.1")
+_LIBATOMIC = _load_libatomic(ctypes.util.find_library("atomic") or "libatomic.so.1")
 _CAS64 = _libatomic_function("__atomic_compare_exchange_8", ctypes.c_bool, ctypes.c_void_p,
                              ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_int)
 _EXCHANGE32 = _libatomic_function("__atomic_exchange_4", ctypes.c_uint32, ctypes.c_void_p,
