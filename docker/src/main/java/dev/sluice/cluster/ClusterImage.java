@@ -14,13 +14,15 @@ import java.util.stream.Stream;
 
 /**
  * Builds the cluster's image from the project's build outputs: stages them under {@code
- * docker/target/image} in the layout of the image's {@code /opt/sluice}, makes sure the base image
- * is there ({@code docker/base-image.sh}), and runs {@code docker build}. The build outputs come
- * from {@code ./sluice build} (or the reactor the test runs in), never from a download.
+ * docker/target/image}, makes sure the base image is there ({@code docker/base-image.sh}), and runs
+ * {@code docker build}. The build outputs come from {@code ./sluice build} (or the reactor the test
+ * runs in), never from a download. The daemon and the CLI are the Debian packages a user installs
+ * ({@code packaging/}, docs/quickstart.md), which the image installs with apt-get, so the cluster
+ * tests the packages; the rest is laid out under {@code /opt/sluice}:
  *
  * <pre>
- * /opt/sluice/bin          sluice-brokerd and its tools, sluice-node, sluice-cli
- * /opt/sluice/lib          the daemon's libraries (libarrow, libsluice), sluice-cli.jar
+ * /usr/bin                 sluice-brokerd, sluice-kafka-tool, sluice-cli (the packages')
+ * /opt/sluice/bin          sluice-node
  * /opt/sluice/lib/kafka    the Kafka broker's jars
  * /opt/sluice/lib/flink    the Flink session cluster's jars (nothing of Sluice)
  * /opt/sluice/lib/sluice   the print head's and the checks' class path
@@ -60,14 +62,12 @@ final class ClusterImage {
         Path context = root.resolve("docker/target/image");
         deleteRecursively(context);
         Path opt = context.resolve("opt/sluice");
-        Path daemon = root.resolve("broker-ext/target/install");
-        copyTree(daemon, opt);
-        Path bin = opt.resolve("bin");
-        copy(root.resolve("docker/node/sluice-node"), bin.resolve("sluice-node"));
-        copy(root.resolve("client/src/main/bin/sluice-cli"), bin.resolve("sluice-cli"));
-        copy(
-                single(root.resolve("client/target"), "sluice-client-", "-cli.jar"),
-                opt.resolve("lib/sluice-cli.jar"));
+        Path packages = root.resolve("packaging/target");
+        for (String name : List.of("sluice-brokerd_", "sluice-cli_")) {
+            Path deb = single(packages, name, ".deb");
+            copy(deb, context.resolve("debs").resolve(deb.getFileName()));
+        }
+        copy(root.resolve("docker/node/sluice-node"), opt.resolve("bin/sluice-node"));
         copyTree(root.resolve("docker/kafka-dist/target/lib"), opt.resolve("lib/kafka"));
         copyTree(root.resolve("docker/flink-dist/target/lib"), opt.resolve("lib/flink"));
         copyTree(root.resolve("docker/target/lib"), opt.resolve("lib/sluice"));
