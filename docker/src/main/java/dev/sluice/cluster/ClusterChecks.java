@@ -1,5 +1,6 @@
 package dev.sluice.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.client.job.BufferModel;
 import dev.sluice.client.job.ChunkTopics;
 import dev.sluice.client.job.JobClient;
@@ -17,6 +18,7 @@ import dev.sluice.printing.SequentialRip;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +79,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
  *       daemon from its own host's broker, the partition's leader or its follower in that rack.
+ *   <li>{@code sql}: Flink SQL through the SQL Gateway's REST API, as a SQL user runs it with
+ *       Sluice's SQL connector jar in Flink's lib/: a table over a topic of JSON records in PUSH
+ *       mode, and a grouped count and sum over it in batch mode, equal to what was produced.
  *   <li>{@code locality}: each chunk topic's leaders on its output location's host, and the share
  *       of the completed jobs' tasks computed on their output location's host.
  *   <li>{@code leaders}: the control topics led by their preferred leader again, on the host whose
@@ -118,6 +123,7 @@ public final class ClusterChecks {
                         case "capacity" -> checks.capacity(options);
                         case "source" ->
                                 checks.source((long) options.positive("--records", 2_000_000));
+                        case "sql" -> checks.sql((long) options.positive("--records", 100_000));
                         case "locality" -> checks.locality();
                         case "leaders" -> checks.leaders(options);
                         case "producers" -> checks.producers();
@@ -800,6 +806,84 @@ public final class ClusterChecks {
                 local + remote);
         ok &= remote == 0 && local >= records;
         return ok;
+    }
+
+    /**
+     * A grouped count and sum through the SQL Gateway ({@link SqlGatewayRest}) over {@code records}
+     * JSON records {@code {"word": "w<i % 5>", "n": i}}: one row per word, its count and the sum of
+     * its {@code n}, exactly as produced. The table reads through the daemons (PUSH), from the
+     * earliest offsets to the latest at the start, so the query is bounded and runs in batch mode.
+     */
+    private boolean sql(long records) throws Exception {
+        String topic = "sluice-check-sql-" + System.currentTimeMillis();
+        Map<String, long[]> expected = new TreeMap<>();
+        try (Admin admin = admin()) {
+            create(admin, List.of(new NewTopic(topic, ledBy(List.of(1, 2, 3)))));
+            awaitLeaders(admin, List.of(topic));
+        }
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < records; i++) {
+                String word = "w" + i % 5;
+                long[] countAndSum = expected.computeIfAbsent(word, w -> new long[2]);
+                countAndSum[0]++;
+                countAndSum[1] += i;
+                byte[] value =
+                        ("{\"word\": \"" + word + "\", \"n\": " + i + "}")
+                                .getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(topic, value));
+            }
+            producer.flush();
+        }
+
+        SqlGatewayRest gateway = new SqlGatewayRest(URI.create(Topology.SQL_GATEWAY));
+        long fetchedBefore = DaemonMetrics.totalFetched();
+        long started = System.nanoTime();
+        String session = gateway.openSession(Map.of("execution.runtime-mode", "batch"));
+        gateway.execute(
+                session,
+                "CREATE TABLE words (word STRING, n BIGINT) WITH ('connector' = 'sluice',"
+                        + " 'topic' = '"
+                        + topic
+                        + "', 'format' = 'json', 'properties.bootstrap.servers' = '"
+                        + Topology.BOOTSTRAP_SERVERS
+                        + "', 'sluice.mode' = 'PUSH', 'scan.startup.mode' = 'earliest-offset',"
+                        + " 'scan.bounded.mode' = 'latest-offset')",
+                JOB_TIMEOUT);
+        List<List<JsonNode>> rows =
+                gateway.execute(
+                        session,
+                        "SELECT word, COUNT(*) AS c, SUM(n) AS s FROM words GROUP BY word",
+                        JOB_TIMEOUT);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        long fetched = DaemonMetrics.totalFetched() - fetchedBefore;
+        Map<String, long[]> got = new TreeMap<>();
+        for (List<JsonNode> row : rows) {
+            got.put(row.get(0).asText(), new long[] {row.get(1).asLong(), row.get(2).asLong()});
+        }
+        boolean ok = got.keySet().equals(expected.keySet());
+        for (var word : expected.entrySet()) {
+            long[] actual = got.getOrDefault(word.getKey(), new long[] {-1, -1});
+            System.out.printf(
+                    "sql row    %s count %d sum %d (produced %d, %d)%n",
+                    word.getKey(), actual[0], actual[1], word.getValue()[0], word.getValue()[1]);
+            ok &= Arrays.equals(actual, word.getValue());
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "sql        %d rows through the SQL Gateway's REST API, DDL and a grouped query"
+                        + " over %d JSON records, PUSH, batch mode, in %.1f s; the daemons fetched"
+                        + " %d records meanwhile%n",
+                rows.size(),
+                records,
+                seconds,
+                fetched);
+        // PUSH: the table's records came through the daemons (besides what else they fetched).
+        return ok && rows.size() == expected.size() && fetched >= records;
     }
 
     private static void produce(String topic, long records, Map<Integer, Long> acknowledged)

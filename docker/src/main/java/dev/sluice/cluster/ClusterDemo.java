@@ -144,6 +144,7 @@ public final class ClusterDemo {
             // starved a stream once or twice.
             check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "0.5");
             check("b. SluiceSource PUSH job", "source", "--records", "2000000");
+            check("b. SQL through the Gateway", "sql", "--records", "100000");
             // The faults run at the speed the cluster carries with a host fewer, measured here,
             // on this machine: each must end with no stream starved (docs/cluster.md, "Checks").
             String speed = survivableSpeed();

@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * /usr/bin                 sluice-brokerd, sluice-kafka-tool, sluice-cli (the packages')
  * /opt/sluice/bin          sluice-node
  * /opt/sluice/lib/kafka    the Kafka broker's jars
- * /opt/sluice/lib/flink    the Flink session cluster's jars (nothing of Sluice)
+ * /opt/sluice/lib/flink    the Flink session cluster's jars, with SQL and its gateway, and
+ *                          Sluice's SQL connector jar
  * /opt/sluice/lib/sluice   the print head's and the checks' class path
  * /opt/sluice/jobs         job jars submitted through Flink's REST API
  * /opt/sluice/share/sluice configuration templates, the jobs' input image
@@ -70,6 +71,13 @@ final class ClusterImage {
         copy(root.resolve("docker/node/sluice-node"), opt.resolve("bin/sluice-node"));
         copyTree(root.resolve("docker/kafka-dist/target/lib"), opt.resolve("lib/kafka"));
         copyTree(root.resolve("docker/flink-dist/target/lib"), opt.resolve("lib/flink"));
+        // Dropped into Flink's lib/, as a SQL user does (docs/flink-sql.md, "Installing").
+        Path sqlConnector =
+                single(
+                        root.resolve("flink-sql-connector/target"),
+                        "sluice-flink-sql-connector-",
+                        ".jar");
+        copy(sqlConnector, opt.resolve("lib/flink").resolve(sqlConnector.getFileName()));
         copyTree(root.resolve("docker/target/lib"), opt.resolve("lib/sluice"));
         copy(
                 root.resolve("docker/target/sluice-cluster.jar"),

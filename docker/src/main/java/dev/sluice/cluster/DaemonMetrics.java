@@ -46,6 +46,14 @@ final class DaemonMetrics {
         return fetched;
     }
 
+    /** Records fetched so far by every host's daemon together. */
+    static long totalFetched() throws IOException, InterruptedException {
+        return fetchedByBroker().values().stream()
+                .flatMap(byBroker -> byBroker.values().stream())
+                .mapToLong(Long::longValue)
+                .sum();
+    }
+
     /**
      * Chunks local producers handed each host's daemon since it started, by daemon host (every
      * topic).

@@ -6,13 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +21,10 @@ import java.util.UUID;
  * its state, where its subtasks run and its accumulators.
  */
 final class FlinkRest {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonHttp.JSON;
 
     private final URI base;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final JsonHttp http = new JsonHttp();
 
     FlinkRest(URI base) {
         this.base = base;
@@ -49,7 +45,7 @@ final class FlinkRest {
         body.writeBytes(Files.readAllBytes(jar));
         body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
         JsonNode answer =
-                send(
+                http.send(
                         HttpRequest.newBuilder(base.resolve("/jars/upload"))
                                 .header("Content-Type", "multipart/form-data; boundary=" + boundary)
                                 .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
@@ -70,7 +66,7 @@ final class FlinkRest {
             request.put("parallelism", parallelism);
         }
         JsonNode answer =
-                send(
+                http.send(
                         HttpRequest.newBuilder(base.resolve("/jars/" + jarId + "/run"))
                                 .header("Content-Type", "application/json")
                                 .POST(
@@ -162,24 +158,6 @@ final class FlinkRest {
     }
 
     private JsonNode get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(base.resolve(path)).GET());
-    }
-
-    private JsonNode send(HttpRequest.Builder request) throws IOException, InterruptedException {
-        HttpResponse<String> response =
-                http.send(
-                        request.timeout(Duration.ofSeconds(60)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() / 100 != 2) {
-            throw new IOException(
-                    response.request().method()
-                            + " "
-                            + response.uri()
-                            + ": HTTP "
-                            + response.statusCode()
-                            + " "
-                            + response.body());
-        }
-        return JSON.readTree(response.body());
+        return http.send(HttpRequest.newBuilder(base.resolve(path)).GET());
     }
 }

@@ -62,6 +62,9 @@ final class Topology {
     /** The Flink JobManager's REST API. */
     static final String FLINK_REST = "http://jobmanager:8081";
 
+    /** Flink's SQL Gateway, on the cluster's network (docs/cluster.md, "Flink SQL"). */
+    static final String SQL_GATEWAY = "http://sqlgateway:8083";
+
     /** The jobs' input image, in the image at the same path on every host. */
     static final String TEST_CHART = "/opt/sluice/share/sluice/test-chart.png";
 

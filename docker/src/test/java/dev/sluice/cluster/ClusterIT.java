@@ -43,6 +43,7 @@ class ClusterIT {
                         "warm-up",
                         "a. printing across hosts",
                         "b. SluiceSource PUSH job",
+                        "b. SQL through the Gateway",
                         "capacity",
                         "c. generation locality",
                         "d. TaskManager killed",
