@@ -79,6 +79,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>{@code source}: a {@code SluiceSource} PUSH count job submitted through Flink's REST API
  *       over a topic with leaders on every broker: the exact count, and every record fetched by the
  *       daemon from its own host's broker, the partition's leader or its follower in that rack.
+ *       {@code --strike true}: once the daemons fetched a tenth of the records, it prints {@code
+ *       strike-taskmanager SERVICE}, a TaskManager of one of the job's readers, for the driver to
+ *       kill and start again, and the count must still be exact, after at least one failover.
  *   <li>{@code sql}: Flink SQL through the SQL Gateway's REST API, as a SQL user runs it with
  *       Sluice's SQL connector jar in Flink's lib/: a table over a topic of JSON records in PUSH
  *       mode, and a grouped count and sum over it in batch mode, equal to what was produced.
@@ -122,7 +125,9 @@ public final class ClusterChecks {
                         case "printing" -> checks.printing(options);
                         case "capacity" -> checks.capacity(options);
                         case "source" ->
-                                checks.source((long) options.positive("--records", 2_000_000));
+                                checks.source(
+                                        (long) options.positive("--records", 2_000_000),
+                                        options.flag("--strike"));
                         case "sql" -> checks.sql((long) options.positive("--records", 100_000));
                         case "locality" -> checks.locality();
                         case "leaders" -> checks.leaders(options);
@@ -667,7 +672,7 @@ public final class ClusterChecks {
 
     // ---- source ----
 
-    private boolean source(long records) throws Exception {
+    private boolean source(long records, boolean strike) throws Exception {
         String topic = "sluice-check-records-" + System.currentTimeMillis();
         Map<Integer, Long> produced = new TreeMap<>();
         Map<Integer, Integer> leaders = new TreeMap<>();
@@ -724,6 +729,8 @@ public final class ClusterChecks {
                                 "PUSH"),
                         3);
         Map<String, List<String>> placement = new HashMap<>();
+        long fetchedBefore = DaemonMetrics.total(before);
+        boolean[] struck = {false};
         await(
                 "the count job finished",
                 JOB_TIMEOUT,
@@ -736,6 +743,23 @@ public final class ClusterChecks {
                                     .noneMatch(h -> h.startsWith("("))) {
                                 placement.putAll(hosts);
                             }
+                        }
+                        // The strike, once the daemons fetched a tenth of the records for the
+                        // job's readers: the read has begun and has most of its way to go.
+                        if (strike
+                                && !struck[0]
+                                && !placement.isEmpty()
+                                && DaemonMetrics.totalFetched() - fetchedBefore >= records / 10) {
+                            Matcher host =
+                                    HOST_NAME.matcher(placement.values().iterator().next().get(0));
+                            if (!host.find()) {
+                                throw new IllegalStateException(
+                                        "a reader on no host: " + placement);
+                            }
+                            System.out.println(
+                                    "strike-taskmanager " + Topology.taskManagerOf(host.group()));
+                            System.out.flush();
+                            struck[0] = true;
                         }
                         String state = flink.state(jobId);
                         if (state.equals("FAILED") || state.equals("CANCELED")) {
@@ -753,6 +777,14 @@ public final class ClusterChecks {
         Map<String, Map<String, Long>> after = DaemonMetrics.fetchedByBroker();
 
         boolean ok = true;
+        if (strike) {
+            // The strike must have cost the job a restart, or it proves nothing about one.
+            FlinkRest.Failures failures = flink.failures(jobId);
+            System.out.printf(
+                    "failovers  %s of the count job, struck %s%n",
+                    failures, struck[0] ? "once a tenth was fetched" : "NEVER (it ended first)");
+            ok = struck[0] && failures.count() >= 1;
+        }
         long counted = Long.parseLong(accumulators.getOrDefault("records", "-1"));
         System.out.printf(
                 Locale.ROOT,

@@ -48,7 +48,12 @@ final class DaemonMetrics {
 
     /** Records fetched so far by every host's daemon together. */
     static long totalFetched() throws IOException, InterruptedException {
-        return fetchedByBroker().values().stream()
+        return total(fetchedByBroker());
+    }
+
+    /** The sum of a {@link #fetchedByBroker()} reading. */
+    static long total(Map<String, Map<String, Long>> fetched) {
+        return fetched.values().stream()
                 .flatMap(byBroker -> byBroker.values().stream())
                 .mapToLong(Long::longValue)
                 .sum();
