@@ -55,8 +55,7 @@ dpkg-deb --root-owner-group -Zgzip -z6 --build "$brokerd" "$out/sluice-brokerd_$
 # The CLI: its launcher finds the jar in ../lib from its own resolved path.
 cli="$stage/sluice-cli"
 install -D -m 0755 "$root/client/src/main/bin/sluice-cli" "$cli/usr/lib/sluice/bin/sluice-cli"
-jars=("$root"/client/target/sluice-client-"$version"-cli.jar)
-install -D -m 0644 "${jars[0]}" "$cli/usr/lib/sluice/lib/sluice-cli.jar"
+install -D -m 0644 "$root/client/target/sluice-client-$version-cli.jar" "$cli/usr/lib/sluice/lib/sluice-cli.jar"
 mkdir -p "$cli/usr/bin" "$cli/DEBIAN"
 ln -s ../lib/sluice/bin/sluice-cli "$cli/usr/bin/sluice-cli"
 install -D -m 0644 "$root/LICENSE" "$cli/usr/share/doc/sluice-cli/copyright"
@@ -72,7 +71,7 @@ Priority: optional
 Description: Sluice's command line: jobs, their statuses and topics
  sluice-cli submits a job spec to a Sluice cluster, follows or cancels it, and
  creates or checks the Kafka topics Sluice needs. Its jar holds the Java
- client, StreamWriter and StreamReader among it.
+ client without Arrow: StreamWriter runs from it, StreamReader does not.
 CONTROL
 dpkg-deb --root-owner-group -Zgzip -z6 --build "$cli" "$out/sluice-cli_${deb_version}_all.deb" >/dev/null
 

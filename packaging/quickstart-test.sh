@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Follows docs/quickstart.md as a new user would, outside the repository's build: the page's
 # ```sh blocks run in order, each in a new login shell of the user alice (who has sudo), in a
-# container of the cluster's base image: Debian bookworm with Java 17 and nothing of Sluice. The
+# container of the cluster's base image: Debian bookworm with Java 17 and no part of Sluice (its
+# user sluice aside, which the daemon's package then keeps). The
 # packages of packaging/target are in her home, as the page's "What you need" asks, and a plain
 # Kafka broker, from Kafka's jars, runs in a second container on the first's loopback. Passes when
 # the last block prints "read whole and in order"; prints each block's time and their sum, the
