@@ -853,12 +853,7 @@ public final class ClusterChecks {
             create(admin, List.of(new NewTopic(topic, ledBy(List.of(1, 2, 3)))));
             awaitLeaders(admin, List.of(topic));
         }
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (long i = 0; i < records; i++) {
                 String word = "w" + i % 5;
                 long[] countAndSum = expected.computeIfAbsent(word, w -> new long[2]);
@@ -920,14 +915,8 @@ public final class ClusterChecks {
 
     private static void produce(String topic, long records, Map<Integer, Long> acknowledged)
             throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 << 10);
         byte[] value = new byte[100];
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
             for (long i = 0; i < records; i++) {
                 int partition = (int) (i % SOURCE_PARTITIONS);
@@ -1049,6 +1038,16 @@ public final class ClusterChecks {
     private static List<TopicPartitionInfo> partitions(Admin admin, String topic)
             throws ExecutionException, InterruptedException {
         return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
+    }
+
+    /** The checks' producer of test records: every record acknowledged by the in-sync replicas. */
+    private static KafkaProducer<byte[], byte[]> producer() {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 << 10);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer() {
