@@ -156,8 +156,9 @@ public final class ClusterDemo {
             // "Scheduling policy"), 0.45 of 138 on a loaded machine.
             check("c. generation locality", "locality");
             // The job users copy, through a fault (examples/flink-job's CountJob checkpoints and
-            // restarts): a TaskManager of its readers killed a tenth of the way, and started again
-            // at once, so its slots come back. After (c): the lost TaskManager's producer of the
+            // restarts): the TaskManager of a reader killed as it begins to read, and started
+            // again at once, so its slots come back. After (c): the lost TaskManager's producer of
+            // the
             // generation job may come back on another host, and (c) counts on where they are.
             step(
                     "d. SluiceSource job, TM killed",

@@ -88,9 +88,14 @@ final class Compose {
         return stream(timeout, out, compose(args.toArray(String[]::new)));
     }
 
-    /** {@code docker kill}: SIGKILL to the containers, which stay down until started. */
+    /**
+     * {@code docker kill}: SIGKILL to the containers, which stay down until started. Through {@code
+     * docker}, not {@code docker-compose}, as pause and unpause are: the Python client takes a
+     * second or more to start on a loaded machine, and a fault meant to land mid-read must not wait
+     * that long.
+     */
     void kill(String... services) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(1), concat("kill", services));
+        docker("kill", services);
     }
 
     void stop(String service) throws IOException, InterruptedException {
@@ -105,11 +110,20 @@ final class Compose {
     }
 
     void pause(String service) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(1), "pause", service);
+        docker("pause", service);
     }
 
     void unpause(String service) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(1), "unpause", service);
+        docker("unpause", service);
+    }
+
+    /** {@code docker VERB} on the containers of {@code services}. */
+    private void docker(String verb, String... services) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("docker", verb));
+        for (String service : services) {
+            command.add(container(service));
+        }
+        output(Duration.ofMinutes(1), command);
     }
 
     /**
@@ -158,14 +172,25 @@ final class Compose {
                 List.of("docker", "update", "--cpus", Double.toString(cpus), container(service)));
     }
 
+    /** The container of {@code service}, found by the labels docker-compose puts on it. */
     private String container(String service) throws IOException, InterruptedException {
-        return output(Duration.ofMinutes(1), compose("ps", "-q", service)).strip();
-    }
-
-    private static String[] concat(String first, String... rest) {
-        List<String> all = new ArrayList<>(List.of(first));
-        all.addAll(List.of(rest));
-        return all.toArray(String[]::new);
+        List<String> ids =
+                lines(
+                        output(
+                                Duration.ofMinutes(1),
+                                List.of(
+                                        "docker",
+                                        "ps",
+                                        "-aq",
+                                        "--filter",
+                                        "label=com.docker.compose.project=" + project,
+                                        "--filter",
+                                        "label=com.docker.compose.service=" + service)));
+        if (ids.size() != 1) {
+            throw new IOException(
+                    ids.size() + " containers of " + service + " in project " + project);
+        }
+        return ids.get(0);
     }
 
     /** The project's log of {@code service}, its last lines. */
