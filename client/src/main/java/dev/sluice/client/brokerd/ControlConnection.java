@@ -74,12 +74,15 @@ final class ControlConnection implements AutoCloseable {
             throw new BrokerdUnreachableException(socket, e);
         }
         ControlConnection connection = new ControlConnection(channel, timeout);
-        connection.reader.start();
-        // The first heartbeat tells the daemon how soon this side gives up on a silent peer.
-        connection.send(new Heartbeat(System.nanoTime(), connection.timeoutNanos));
+        // Scheduled before the reader starts: a daemon that refuses this peer answers and closes
+        // at once, and the reader thread, ending the connection, shuts the scheduler down; a
+        // schedule after that is rejected, an unchecked exception in place of the daemon's reason.
         long period = Math.max(10, timeout.toMillis() / 20);
         connection.heartbeats.scheduleWithFixedDelay(
                 connection::beat, period, period, TimeUnit.MILLISECONDS);
+        connection.reader.start();
+        // The first heartbeat tells the daemon how soon this side gives up on a silent peer.
+        connection.send(new Heartbeat(System.nanoTime(), connection.timeoutNanos));
         return connection;
     }
 

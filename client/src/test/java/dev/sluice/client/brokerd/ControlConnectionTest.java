@@ -103,4 +103,50 @@ class ControlConnectionTest {
             }
         }
     }
+
+    @Test
+    void aDaemonThatRefusesAtOnceGivesItsReasonWhoeverSeesItFirst() throws Exception {
+        // As the daemon refuses a uid it does not allow: ERROR on accepting, then close. Whether
+        // open() or the reader thread meets the refusal first is a race, run many times: either
+        // way the caller gets the daemon's reason, from open() or as the connection's end.
+        Path socket = dir.resolve("brokerd.sock");
+        ErrorMessage refusal =
+                new ErrorMessage(0, ErrorCode.NOT_AUTHORIZED, 1, 3, "uid 1000 not allowed");
+        int attempts = 300;
+        try (ServerSocketChannel daemon = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            daemon.bind(UnixDomainSocketAddress.of(socket));
+            Thread refuser =
+                    new Thread(
+                            () -> {
+                                for (int i = 0; i < attempts; i++) {
+                                    try (SocketChannel accepted = daemon.accept()) {
+                                        accepted.write(
+                                                ByteBuffer.wrap(
+                                                        ControlCodec.encode(
+                                                                new Frame(0, refusal, 1))));
+                                    } catch (IOException e) {
+                                        return;
+                                    }
+                                }
+                            });
+            refuser.start();
+            for (int i = 0; i < attempts; i++) {
+                IOException reason;
+                try {
+                    ControlConnection connection =
+                            ControlConnection.open(socket, Duration.ofSeconds(10));
+                    reason = connection.ended().get(10, TimeUnit.SECONDS);
+                    connection.close();
+                } catch (IOException e) {
+                    reason = e;
+                }
+                assertThat(reason)
+                        .as("attempt %d", i)
+                        .isInstanceOfSatisfying(
+                                BrokerdException.class,
+                                e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_AUTHORIZED));
+            }
+            refuser.join(10_000);
+        }
+    }
 }
