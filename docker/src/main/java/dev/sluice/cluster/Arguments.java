@@ -1,5 +1,6 @@
 package dev.sluice.cluster;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,6 +63,28 @@ final class Arguments {
             throw new IllegalArgumentException(name + ": a positive number, got '" + value + "'");
         }
         return parsed;
+    }
+
+    /** An {@code ADDRESS:PORT} to listen on, null when not given. */
+    InetSocketAddress address(String name) {
+        String value = values.get(name);
+        if (value == null) {
+            return null;
+        }
+        int colon = value.lastIndexOf(':');
+        int port = -1;
+        if (colon > 0) {
+            try {
+                port = Integer.parseInt(value.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(
+                    name + ": ADDRESS:PORT with a port of 1 to 65535, got '" + value + "'");
+        }
+        return new InetSocketAddress(value.substring(0, colon), port);
     }
 
     boolean flag(String name) {

@@ -3,13 +3,16 @@ package dev.sluice.cluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -20,7 +23,7 @@ import java.util.function.Consumer;
  * running, at the speed the cluster carries with a host fewer: a TaskManager killed, paused for 15
  * s, limited to a quarter of a processor; a Kafka broker stopped; a daemon killed with SIGKILL;
  * every container of the host that leads the control topics killed; that host's network cut for 20
- * s.
+ * s. The dashboard ({@link Dashboard}) is looked at from here too, in headless Chromium.
  *
  * <p>{@code --root DIR build | up | demo | down [--project NAME] [--keep]}
  */
@@ -32,16 +35,19 @@ public final class ClusterDemo {
     private static final String FAULT_JOB = "B/8";
     private static final Duration PAUSE = Duration.ofSeconds(15);
     private static final Duration NETWORK_CUT = Duration.ofSeconds(20);
+    private static final Duration DASHBOARD_TIMEOUT = Duration.ofMinutes(2);
 
     /** One step of the demo and how it went. */
     public record Step(String name, boolean passed, double seconds) {}
 
+    private final Path root;
     private final ClusterImage image;
     private final Compose compose;
     private final PrintStream out;
     private final List<Step> steps = new ArrayList<>();
 
     ClusterDemo(Path root, String project, Map<String, String> environment, PrintStream out) {
+        this.root = root;
         this.image = new ClusterImage(root);
         this.compose = new Compose(root.resolve("docker/docker-compose.yml"), project, environment);
         this.out = out;
@@ -117,8 +123,14 @@ public final class ClusterDemo {
                                     line ->
                                             out.println(
                                                     "  " + line.substring(line.indexOf('|') + 2)));
+                    out.println("  dashboard  " + dashboard().page());
                     return true;
                 });
+    }
+
+    /** The dashboard of the cluster that is up, at the port its Prometheus got on loopback. */
+    private Dashboard dashboard() throws IOException, InterruptedException {
+        return new Dashboard(URI.create("http://" + compose.port("prometheus", 9090)));
     }
 
     /** Everything, from the image to the last fault; true when every step passed. */
@@ -139,12 +151,37 @@ public final class ClusterDemo {
                     "4",
                     "--allow-starvation",
                     "true");
+            // The dashboard is looked at while (a) prints, once a stream has printed for 20 s.
+            Dashboard dashboard = dashboard();
+            Path screenshot = root.resolve("docker/target/dashboard.png");
+            CompletableFuture<Dashboard.Seen> watched =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return dashboard.check(screenshot, DASHBOARD_TIMEOUT);
+                                } catch (Exception e) {
+                                    return new Dashboard.Seen(Set.of(), 0, List.of(e.toString()));
+                                }
+                            });
             // Half a megabyte a second per channel, 4 MB/s for the eight streams: about 40 % of
             // what the whole pipeline generates on two cores (the capacity check below measures
             // 9-16 MB/s in all, docs/cluster.md), so that a stream starves only when the cluster
             // stalls for a task's worth of printing. At 1 MB/s (about 75 %) one CI run in four
             // starved a stream once or twice.
             check("a. printing across hosts", "printing", "--jobs", "A,B/8", "--speed", "0.5");
+            step(
+                    "e. dashboard during (a)",
+                    () -> {
+                        Dashboard.Seen seen = watched.get();
+                        out.println("  dashboard  " + dashboard.page());
+                        out.printf(
+                                "  seen       %d streams printing, %d of them shown printing"
+                                        + " with a delivered rate, each with 4 charts of samples;"
+                                        + " screenshot %s%n",
+                                seen.printing().size(), seen.shownPrinting(), screenshot);
+                        seen.wrong().forEach(line -> out.println("  WRONG      " + line));
+                        return seen.wrong().isEmpty();
+                    });
             check("b. SQL through the Gateway", "sql", "--records", "100000");
             // The faults run at the speed the cluster carries with a host fewer, measured here,
             // on this machine: each must end with no stream starved (docs/cluster.md, "Checks").

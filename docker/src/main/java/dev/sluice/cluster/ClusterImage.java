@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  *                          Sluice's SQL connector jar
  * /opt/sluice/lib/sluice   the print head's and the checks' class path
  * /opt/sluice/jobs         job jars submitted through Flink's REST API
- * /opt/sluice/share/sluice configuration templates, the jobs' input image
+ * /opt/sluice/share/sluice configuration templates, Prometheus' configuration and dashboard, the
+ *                          jobs' input image
  * </pre>
  */
 final class ClusterImage {
@@ -93,6 +94,7 @@ final class ClusterImage {
         copy(
                 root.resolve("docker/conf/log4j2-console.properties"),
                 share.resolve("log4j2-console.properties"));
+        copyTree(root.resolve("docker/conf/prometheus"), share.resolve("prometheus"));
         Files.move(
                 TestChart.write(share),
                 Path.of(context.toString(), Topology.TEST_CHART),

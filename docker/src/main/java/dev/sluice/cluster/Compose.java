@@ -172,6 +172,19 @@ final class Compose {
                 List.of("docker", "update", "--cpus", Double.toString(cpus), container(service)));
     }
 
+    /** Where this machine reaches {@code service}'s {@code port}: {@code 127.0.0.1:PORT}. */
+    String port(String service, int port) throws IOException, InterruptedException {
+        List<String> bound =
+                lines(
+                        output(
+                                Duration.ofMinutes(1),
+                                List.of("docker", "port", container(service), port + "/tcp")));
+        if (bound.isEmpty()) {
+            throw new IOException(service + " publishes no port " + port);
+        }
+        return bound.get(0);
+    }
+
     /** The container of {@code service}, found by the labels docker-compose puts on it. */
     private String container(String service) throws IOException, InterruptedException {
         List<String> ids =

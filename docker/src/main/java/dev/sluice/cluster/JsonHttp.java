@@ -10,8 +10,9 @@ import java.time.Duration;
 
 /**
  * JSON over HTTP for the REST APIs the cluster's driver and checks call, Flink's ({@link
- * FlinkRest}) and its SQL Gateway's ({@link SqlGatewayRest}): an answer other than 2xx is an {@link
- * IOException} naming the request and quoting the body, where Flink puts its errors.
+ * FlinkRest}), its SQL Gateway's ({@link SqlGatewayRest}) and Prometheus' ({@link Dashboard}): an
+ * answer other than 2xx is an {@link IOException} naming the request and quoting the body, where
+ * Flink puts its errors.
  */
 final class JsonHttp {
     static final ObjectMapper JSON = new ObjectMapper();

@@ -11,6 +11,7 @@ import dev.sluice.printing.Channel;
 import dev.sluice.printing.ChannelReceiver;
 import dev.sluice.printing.SequentialRip;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,8 +41,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * starts a job once every stream has its reader, so a print head that is up before a submission
  * reads the job from its first chunk.
  *
+ * <p>With {@code --metrics ADDRESS:PORT} it serves its streams' delivery as Prometheus metrics
+ * ({@link ReaderMetrics}); without, it listens nowhere.
+ *
  * <p>{@code --bootstrap-servers HOST:PORT,... --host NAME --locations LOC[,LOC...] [--socket PATH]
- * [--ready-file PATH]}
+ * [--ready-file PATH] [--metrics ADDRESS:PORT]}
  */
 public final class PrintHead {
     private static final Duration CHANNEL_TIMEOUT = Duration.ofMinutes(10);
@@ -54,11 +58,13 @@ public final class PrintHead {
     // Every channel's reader publishes its delivery progress through it, job after job.
     private final Producer<byte[], byte[]> progress;
     private final ExecutorService channels = Executors.newCachedThreadPool();
+    private final ReaderMetrics metrics;
 
     private PrintHead(String bootstrapServers, String host, Set<String> locations, Path socket) {
         this.bootstrapServers = bootstrapServers;
         this.host = host;
         this.locations = locations;
+        this.metrics = new ReaderMetrics(host, System::currentTimeMillis);
         this.brokerd = BrokerdClient.builder(socket).build();
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -71,6 +77,7 @@ public final class PrintHead {
     public static void main(String[] args) throws Exception {
         PrintHead head;
         String readyFile;
+        InetSocketAddress metricsAddress;
         try {
             Arguments arguments = Arguments.parse(args);
             head =
@@ -80,9 +87,13 @@ public final class PrintHead {
                             Set.of(arguments.required("--locations").split(",")),
                             Path.of(arguments.optional("--socket", Topology.BROKERD_SOCKET)));
             readyFile = arguments.optional("--ready-file", null);
+            metricsAddress = arguments.address("--metrics");
         } catch (IllegalArgumentException e) {
             Arguments.exit("print head", e);
             return;
+        }
+        if (metricsAddress != null) {
+            head.metrics.serve(metricsAddress);
         }
         head.run(readyFile);
     }
@@ -134,6 +145,7 @@ public final class PrintHead {
                     StreamReader.builder(brokerd, job, stream.name())
                             .progressProducer(progress)
                             .open();
+            metrics.reading(job.id(), stream.name(), stream.outputLocation(), reader::stats);
             ChannelReceiver.Result result =
                     new ChannelReceiver(
                                     Channel.ofStream(stream.name()),
@@ -155,6 +167,8 @@ public final class PrintHead {
                             null);
         } catch (Exception e) {
             printed = new Printed(job.id(), stream.name(), host, 0, 0, "", 0, 0, 0, e.toString());
+        } finally {
+            metrics.ended(job.id(), stream.name());
         }
         System.out.printf(
                 "%s/%s: %d bytes, %d chunks, %s%n",

@@ -3,6 +3,7 @@ package dev.sluice.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
 class ArgumentsTest {
@@ -19,6 +20,9 @@ class ArgumentsTest {
         assertThat(arguments.flag("--keep")).isTrue();
         assertThat(arguments.flag("--submit-only")).isFalse();
         assertThat(arguments.optional("--prefix", "print")).isEqualTo("print");
+        assertThat(arguments.address("--metrics")).isNull();
+        assertThat(Arguments.parse("--metrics", "0.0.0.0:9465").address("--metrics"))
+                .isEqualTo(new InetSocketAddress("0.0.0.0", 9465));
     }
 
     @Test
@@ -36,5 +40,12 @@ class ArgumentsTest {
         }
         assertThatThrownBy(() -> Arguments.parse("--keep", "yes").flag("--keep"))
                 .hasMessage("--keep: true or false, got 'yes'");
+        for (String address : new String[] {"9465", ":9465", "host:", "host:0", "host:65536"}) {
+            assertThatThrownBy(() -> Arguments.parse("--metrics", address).address("--metrics"))
+                    .hasMessage(
+                            "--metrics: ADDRESS:PORT with a port of 1 to 65535, got '"
+                                    + address
+                                    + "'");
+        }
     }
 }

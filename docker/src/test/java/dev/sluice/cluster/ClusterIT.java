@@ -23,13 +23,13 @@ class ClusterIT {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out =
                 new PrintStream(new Tee(System.out, printed), true, StandardCharsets.UTF_8);
-        // Its own compose project, and a free port for Flink's UI: a demo cluster left up on
-        // this machine does not clash with the test's.
+        // Its own compose project, and free ports for Flink's UI and Prometheus: a demo cluster
+        // left up on this machine does not clash with the test's.
         ClusterDemo demo =
                 new ClusterDemo(
                         Path.of(System.getProperty("sluice.root")),
                         "sluice-it",
-                        Map.of("SLUICE_FLINK_UI_PORT", ""),
+                        Map.of("SLUICE_FLINK_UI_PORT", "", "SLUICE_PROMETHEUS_PORT", ""),
                         out);
 
         boolean passed = demo.demo(false);
@@ -42,6 +42,7 @@ class ClusterIT {
                         "cluster up",
                         "warm-up",
                         "a. printing across hosts",
+                        "e. dashboard during (a)",
                         "b. SQL through the Gateway",
                         "capacity",
                         "c. generation locality",

@@ -59,6 +59,8 @@ final class ChunkDelivery {
     private ChunkSource.Chunk first;
     private long firstDueNanos;
     private long startBufferBytes;
+    // Pacing: this reader's chunks in hand after the one handed out last, at that handout.
+    private long bufferedBytes;
     // Pacing: each chunk's handout time past its due time. Guarded by itself: stats() reads it
     // from other threads.
     private final LatenessHistogram lateness = new LatenessHistogram();
@@ -312,6 +314,7 @@ final class ChunkDelivery {
             }
             recordLateness(chunk, now);
             pacer.handedOut(size, now, starving);
+            bufferedBytes = source.bytesWaiting(readerIndex, readerCount);
         }
         starving = false;
         if (chunks == 0) {
@@ -410,6 +413,7 @@ final class ChunkDelivery {
                 max,
                 s.startDelayNanos(),
                 s.startBufferBytes(),
+                s.bufferedBytes(),
                 s.endOfStream(),
                 s.gapsReported(),
                 s.currentGap(),
@@ -435,6 +439,7 @@ final class ChunkDelivery {
                         0,
                         startDelayNanos,
                         startBufferBytes,
+                        bufferedBytes,
                         ended,
                         gapsReported,
                         Optional.ofNullable(currentGap),

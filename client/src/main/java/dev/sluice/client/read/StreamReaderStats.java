@@ -33,6 +33,10 @@ import java.util.OptionalLong;
  * @param startBufferBytes paced readers: the bytes of this reader's chunks that were there when its
  *     first chunk was handed out, that one included: what the start delay gathered in hand; 0
  *     unpaced or before the first chunk
+ * @param bufferedBytes paced readers: the bytes of this reader's chunks in hand after the one
+ *     handed out last, at that handout: how far the stream ran ahead of the application, which over
+ *     the target rate is the seconds it can still go without a chunk coming before it starves; 0
+ *     unpaced or before the first chunk
  * @param endOfStream whether the reader has reached the end of the stream
  * @param gapsReported holes in the stream the daemon reported and {@link StreamReader#acquire}
  *     threw as a {@link StreamGapException}, once each
@@ -55,6 +59,7 @@ public record StreamReaderStats(
         long latenessMaxNanos,
         long startDelayNanos,
         long startBufferBytes,
+        long bufferedBytes,
         boolean endOfStream,
         long gapsReported,
         Optional<StreamGap> currentGap,

@@ -231,6 +231,26 @@ class ChunkDeliveryTest {
         List<Long> times = readAll(delivery, new ArrayList<>());
         assertThat(times).containsExactly(0L, 0L, 0L);
         assertThat(delivery.stats(0, 0).startDelayNanos()).isZero();
+        assertThat(delivery.stats(0, 0).bufferedBytes()).isZero();
+    }
+
+    @Test
+    void aPacedReaderTellsTheBytesInHandAheadOfEachHandout() throws IOException {
+        // Three chunks in hand at once, the last one at 1 s: at 10 kB/s, one due every 100 ms.
+        ScriptedSource source = new ScriptedSource(clock);
+        source.add(0, false, 1000, t0).add(1, false, 1000, t0).add(2, false, 1000, t0);
+        source.add(3, true, 1000, t0 + 1000 * MS);
+        ChunkDelivery delivery = delivery(source, 10_000, 0, 1);
+
+        List<Long> buffered = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            delivery.acquire(FOREVER).release();
+            buffered.add(delivery.stats(0, 0).bufferedBytes());
+        }
+
+        // 2000 B ahead is 200 ms of the stream; after chunk 2 nothing is, and chunk 3 starves.
+        assertThat(buffered).containsExactly(2000L, 1000L, 0L, 0L);
+        assertThat(delivery.stats(0, 0).starvationEvents()).isEqualTo(1);
     }
 
     @Test

@@ -113,6 +113,11 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
     private final Counter localChannelLosses;
     private final Counter localChunksToKafka;
     private final Counter chunksOfFailedJobs;
+    // The bytes sent for each output location, the group's variable output_location: what shows
+    // which host's producers feed a node (docs/sluice-sink.md, "Metrics"). Output locations are a
+    // cluster's nodes, a few counters.
+    private final MetricGroup sluiceMetrics;
+    private final Map<String, Counter> bytesByOutputLocation = new HashMap<>();
     // The jobs whose chunks could not be written: the latest this many, bounded as above.
     private final Map<String, Boolean> failedJobs =
             new LinkedHashMap<>() {
@@ -165,6 +170,7 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
                         this::progressFailed,
                         "sluice-sink-progress-" + subtask);
         MetricGroup sluice = metrics.addGroup("sluice");
+        this.sluiceMetrics = sluice;
         this.localChunksSent = sluice.counter("localChunksSent");
         this.localBytesSent = sluice.counter("localBytesSent");
         this.localChannelLosses = sluice.counter("localChannelLosses");
@@ -255,6 +261,14 @@ public final class SluiceSinkWriter implements SinkWriter<Chunk> {
         }
         recordsSent.inc();
         bytesSent.inc(bytes);
+        bytesByOutputLocation
+                .computeIfAbsent(
+                        chunk.outputLocation(),
+                        location ->
+                                sluiceMetrics
+                                        .addGroup("output_location", location)
+                                        .counter("bytesSent"))
+                .inc(bytes);
     }
 
     /**

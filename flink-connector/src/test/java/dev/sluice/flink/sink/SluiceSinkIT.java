@@ -390,6 +390,9 @@ class SluiceSinkIT {
             bytes += size(seq, 0);
         }
         assertThat(sumCounter(jobId, "localBytesSent")).isEqualTo(streams.size() * bytes);
+        // The same bytes under the output location's variable, as a reporter labels them.
+        assertThat(sumCounter(jobId, "output_location\\." + location + "\\.bytesSent"))
+                .isEqualTo(streams.size() * bytes);
         assertThat(sumCounter(jobId, "localChunksToKafka")).isZero();
         assertThat(sumCounter(jobId, "localChannelLosses")).isZero();
     }
