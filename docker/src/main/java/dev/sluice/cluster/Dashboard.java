@@ -76,6 +76,7 @@ final class Dashboard {
     Seen check(Path png, Duration timeout) throws Exception {
         Set<String> printing = awaitPrinting(timeout);
         String dom = chromium("--dump-dom");
+        Files.deleteIfExists(png);
         chromium("--screenshot=" + png, "--window-size=1500,1300");
         if (!Files.exists(png)) {
             return new Seen(printing, 0, List.of("Chromium left no screenshot at " + png));

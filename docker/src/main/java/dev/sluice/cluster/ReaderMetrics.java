@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.LongSupplier;
@@ -67,21 +68,27 @@ final class ReaderMetrics {
     String scrape() {
         long now = clockMillis.getAsLong();
         streams.values().removeIf(s -> s.endedMillis != 0 && now - s.endedMillis > KEPT.toMillis());
+        // One snapshot of each reader, so that a scrape's families agree with each other.
+        Map<Stream, StreamReaderStats> taken = new LinkedHashMap<>();
+        streams.values().forEach(s -> taken.put(s, s.stats.get()));
         StringBuilder out = new StringBuilder();
         family(
                 out,
+                taken,
                 "sluice_reader_requested_bytes_per_second",
                 "gauge",
                 "The stream's constant speed, its reader's pace (0: not paced).",
                 stats -> stats.targetRateBytesPerSecond().orElse(0));
         family(
                 out,
+                taken,
                 "sluice_reader_bytes_total",
                 "counter",
                 "Payload bytes handed to the print head; their rate is the delivered speed.",
                 StreamReaderStats::bytes);
         family(
                 out,
+                taken,
                 "sluice_reader_buffered_seconds",
                 "gauge",
                 "The reader's chunks in hand ahead of the print head, in seconds at its pace.",
@@ -91,18 +98,21 @@ final class ReaderMetrics {
                 });
         family(
                 out,
+                taken,
                 "sluice_reader_starvation_events_total",
                 "counter",
                 "Chunks that were not there at their due time.",
                 StreamReaderStats::starvationEvents);
         family(
                 out,
+                taken,
                 "sluice_reader_lateness_p99_seconds",
                 "gauge",
                 "The 99th percentile of the chunks' handout past their due time.",
                 stats -> stats.latenessP99Nanos() / 1e9);
         family(
                 out,
+                taken,
                 "sluice_reader_end_of_stream",
                 "gauge",
                 "1 once the reader has read the stream to its end.",
@@ -114,10 +124,17 @@ final class ReaderMetrics {
         double of(StreamReaderStats stats);
     }
 
-    private void family(StringBuilder out, String name, String type, String help, Value value) {
+    private void family(
+            StringBuilder out,
+            Map<Stream, StreamReaderStats> taken,
+            String name,
+            String type,
+            String help,
+            Value value) {
         out.append("# HELP ").append(name).append(' ').append(help).append('\n');
         out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-        for (Stream s : streams.values()) {
+        for (var entry : taken.entrySet()) {
+            Stream s = entry.getKey();
             out.append(name)
                     .append("{sluice_job=\"")
                     .append(escape(s.job))
@@ -128,7 +145,7 @@ final class ReaderMetrics {
                     .append("\",host=\"")
                     .append(escape(host))
                     .append("\"} ")
-                    .append(value.of(s.stats.get()))
+                    .append(value.of(entry.getValue()))
                     .append('\n');
         }
     }
