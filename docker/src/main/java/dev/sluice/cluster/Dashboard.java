@@ -122,9 +122,10 @@ final class Dashboard {
         return new Seen(printing, shownPrinting, wrong);
     }
 
-    /** The streams printing, as {@code job/stream}, once there is one. */
+    /** The streams printing, as {@code job/stream}, once there are some and no more come. */
     private Set<String> awaitPrinting(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        Set<String> before = Set.of();
         while (true) {
             Set<String> streams = new TreeSet<>();
             JsonNode answer =
@@ -139,13 +140,16 @@ final class Dashboard {
                 streams.add(
                         labels.path("sluice_job").asText() + "/" + labels.path("stream").asText());
             }
-            if (!streams.isEmpty()) {
+            // The same streams a scrape apart: the job's other streams, which began a moment
+            // later, have come too.
+            if (!streams.isEmpty() && streams.equals(before)) {
                 return streams;
             }
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException("no stream printing on the dashboard after " + timeout);
             }
-            TimeUnit.SECONDS.sleep(1);
+            before = streams;
+            TimeUnit.SECONDS.sleep(2);
         }
     }
 
