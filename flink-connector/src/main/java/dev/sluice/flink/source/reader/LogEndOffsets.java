@@ -108,11 +108,21 @@ final class LogEndOffsets implements AutoCloseable {
         failing = error != null;
     }
 
+    /**
+     * Closes the Admin client outside this object's lock: closing it fails the question in flight
+     * on the client's thread, whose answer takes the lock, and the close waits for that thread.
+     * Held, the lock deadlocked a source whose task ended while a reporter's read of {@code
+     * pendingRecords} had a question out.
+     */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (admin != null) {
-            admin.close(Duration.ZERO);
+    public void close() {
+        Admin closing;
+        synchronized (this) {
+            closed = true;
+            closing = admin;
+        }
+        if (closing != null) {
+            closing.close(Duration.ZERO);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The log ends pendingRecords counts to, asked of a real broker. */
@@ -99,5 +101,20 @@ class LogEndOffsetsIT {
             // Kafka answers one connection's requests in order: any of the ten would be in.
             assertThat(answers.get()).as("the first question's, none of the ten's").isEqualTo(1);
         }
+    }
+
+    @Test
+    @Timeout(30)
+    void closingWithAQuestionInFlightReturns() {
+        // No broker listens there: the question stays in flight until the close fails it.
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1");
+        LogEndOffsets ends = new LogEndOffsets(props);
+        AtomicInteger answers = new AtomicInteger();
+        ends.ask(List.of(new TopicPartition("t", 0)), (p, end) -> answers.incrementAndGet());
+
+        ends.close();
+
+        assertThat(answers.get()).as("no end answered").isZero();
     }
 }
