@@ -747,9 +747,13 @@ public final class ClusterChecks {
                 () -> {
                     try {
                         if (readers.isEmpty() && "RUNNING".equals(flink.state(jobId))) {
-                            List<FlinkRest.Subtask> subtasks = flink.subtasks(jobId);
-                            if (subtasks.stream().noneMatch(t -> t.host().startsWith("("))) {
-                                subtasks.forEach(t -> readers.add(t.host()));
+                            // One chained vertex: its subtasks are the readers.
+                            List<String> hosts =
+                                    flink.subtaskHosts(jobId).values().stream()
+                                            .flatMap(List::stream)
+                                            .toList();
+                            if (hosts.stream().noneMatch(h -> h.startsWith("("))) {
+                                readers.addAll(hosts);
                             }
                         }
                         String state = flink.state(jobId);

@@ -106,34 +106,18 @@ final class FlinkRest {
         return ids;
     }
 
-    /** A subtask of a job's vertex: where it runs and its state (DEPLOYING, RUNNING...). */
-    record Subtask(String vertex, int index, String host, String status) {}
-
-    /** The subtasks of the job's vertices; a host in parentheses is not assigned yet. */
-    List<Subtask> subtasks(String jobId) throws IOException, InterruptedException {
-        List<Subtask> subtasks = new java.util.ArrayList<>();
+    /** The hosts the subtasks of the job's vertices run on, a list per vertex name. */
+    Map<String, List<String>> subtaskHosts(String jobId) throws IOException, InterruptedException {
+        Map<String, List<String>> hosts = new HashMap<>();
         for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+            List<String> names = new java.util.ArrayList<>();
             for (JsonNode subtask :
                     get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText())
                             .path("subtasks")) {
                 String endpoint = subtask.path("endpoint").asText(subtask.path("host").asText());
-                subtasks.add(
-                        new Subtask(
-                                vertex.path("name").asText(),
-                                subtask.path("subtask").asInt(),
-                                endpoint.replaceFirst(":\\d+$", ""),
-                                subtask.path("status").asText()));
+                names.add(endpoint.replaceFirst(":\\d+$", ""));
             }
-        }
-        return subtasks;
-    }
-
-    /** The hosts the subtasks of the job's vertices run on, a list per vertex name. */
-    Map<String, List<String>> subtaskHosts(String jobId) throws IOException, InterruptedException {
-        Map<String, List<String>> hosts = new HashMap<>();
-        for (Subtask subtask : subtasks(jobId)) {
-            hosts.computeIfAbsent(subtask.vertex(), v -> new java.util.ArrayList<>())
-                    .add(subtask.host());
+            hosts.put(vertex.path("name").asText(), names);
         }
         return hosts;
     }
