@@ -151,7 +151,7 @@ public final class ClusterDemo {
                     "4",
                     "--allow-starvation",
                     "true");
-            // The dashboard is looked at while (a) prints, once a stream has printed for 20 s.
+            // The dashboard is looked at while (a) prints, once its streams have 20 s of samples.
             Dashboard dashboard = dashboard();
             Path screenshot = root.resolve("docker/target/dashboard.png");
             CompletableFuture<Dashboard.Seen> watched =
@@ -195,8 +195,7 @@ public final class ClusterDemo {
             // The job users copy, through a fault (examples/flink-job's CountJob checkpoints and
             // restarts): the TaskManager of a reader killed as it begins to read, and started
             // again at once, so its slots come back. After (c): the lost TaskManager's producer of
-            // the
-            // generation job may come back on another host, and (c) counts on where they are.
+            // the generation job may come back on another host, and (c) counts on where they are.
             step(
                     "d. SluiceSource job, TM killed",
                     () -> {

@@ -52,7 +52,7 @@ final class DaemonMetrics {
     }
 
     /** The sum of a {@link #fetchedByBroker()} reading. */
-    static long total(Map<String, Map<String, Long>> fetched) {
+    private static long total(Map<String, Map<String, Long>> fetched) {
         return fetched.values().stream()
                 .flatMap(byBroker -> byBroker.values().stream())
                 .mapToLong(Long::longValue)

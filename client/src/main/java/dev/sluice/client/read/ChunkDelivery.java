@@ -312,9 +312,9 @@ final class ChunkDelivery {
             if (starving) {
                 starvedNanos += Math.max(0, now - starvingSinceNanos);
             }
+            bufferedBytes = source.bytesWaiting(readerIndex, readerCount);
             recordLateness(chunk, now);
             pacer.handedOut(size, now, starving);
-            bufferedBytes = source.bytesWaiting(readerIndex, readerCount);
         }
         starving = false;
         if (chunks == 0) {
@@ -334,13 +334,14 @@ final class ChunkDelivery {
     /**
      * Records how late {@code chunk} is handed out at {@code now}: past its due time on the
      * schedule, or for the first chunk past the end of the start delay (its arrival without one).
-     * Called before the pacer moves on to the next due time.
+     * Called before the pacer moves on to the next due time, once {@code bufferedBytes} is the
+     * bytes in hand behind {@code chunk}.
      */
     private void recordLateness(ChunkSource.Chunk chunk, long now) {
         long due;
         if (!pacer.started()) {
             due = startDelayNanos > 0 ? firstDueNanos : now;
-            startBufferBytes = chunk.size() + source.bytesWaiting(readerIndex, readerCount);
+            startBufferBytes = chunk.size() + bufferedBytes;
         } else if (starving) {
             due = starvingDueNanos;
         } else {
