@@ -34,6 +34,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
@@ -94,6 +95,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class ClusterChecks {
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration SETUP_TIMEOUT = Duration.ofMinutes(5);
     private static final String GENERATION_JOB_NAME = "sluice generation";
     private static final int CHUNK_PARTITIONS = 4;
     private static final int SOURCE_PARTITIONS = 8;
@@ -154,6 +156,18 @@ public final class ClusterChecks {
     // ---- setup ----
 
     private boolean setup() throws Exception {
+        // The cluster's services start together and wait for what they need themselves
+        // (docker-compose.yml): the topics need every broker, and the generation job a producer on
+        // every host, beside the host's daemon.
+        int hosts = Topology.BROKER_HOSTS.size();
+        try (Admin admin = admin()) {
+            await("every broker in the cluster", SETUP_TIMEOUT, () -> brokers(admin) == hosts);
+        }
+        await("a TaskManager from every host", SETUP_TIMEOUT, () -> taskManagers() == hosts);
+        await(
+                "every host's daemon",
+                SETUP_TIMEOUT,
+                () -> Topology.BROKER_HOSTS.values().stream().allMatch(DaemonMetrics::answers));
         try (Admin admin = admin()) {
             List<NewTopic> topics = new ArrayList<>();
             // Led by one host's broker, so that the host faults take their leader on purpose.
@@ -357,6 +371,17 @@ public final class ClusterChecks {
                         throw new IllegalStateException(e);
                     }
                 });
+    }
+
+    /** The TaskManagers registered with the JobManager, none while it does not answer. */
+    private int taskManagers() {
+        try {
+            return flink.taskManagers();
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private boolean running(String jobId) {
@@ -1056,6 +1081,17 @@ public final class ClusterChecks {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Topology.BOOTSTRAP_SERVERS);
         return Admin.create(props);
+    }
+
+    /** The brokers the cluster has now, none while no broker answers. */
+    private static int brokers(Admin admin) {
+        try {
+            return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size();
+        } catch (ExecutionException | TimeoutException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static List<TopicPartitionInfo> partitions(Admin admin, String topic)

@@ -207,7 +207,7 @@ public final class ClusterDemo {
                                         "2000000",
                                         "--strike",
                                         "true");
-                        compose.awaitHealthy(UP_TIMEOUT);
+                        compose.awaitReady(UP_TIMEOUT);
                         return ok;
                     });
             // Each TaskManager fault strikes one that holds a producer at the time.
@@ -393,7 +393,7 @@ public final class ClusterDemo {
                                     "--buffer",
                                     "producer-loss");
                     heal.run();
-                    compose.awaitHealthy(UP_TIMEOUT);
+                    compose.awaitReady(UP_TIMEOUT);
                     return ok;
                 });
     }

@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -14,9 +16,16 @@ import java.util.function.Consumer;
 /**
  * The demo cluster's compose project, driven from this machine through {@code docker-compose} and
  * {@code docker}: what the cluster's driver and its test do to it (up, down, exec, and the faults:
- * kill, stop, pause, a limit of processors, a host's network cut).
+ * kill, stop, pause, a limit of processors, a host's network cut). Only up, down and logs go
+ * through {@code docker-compose}; the rest finds the containers by the labels it puts on them and
+ * goes through {@code docker}, because its Python client takes a second or more to start on a
+ * loaded machine: a fault meant to land mid-read must not wait that long, and the checks run many
+ * times.
  */
 final class Compose {
+    /** The compose file's health check timeout. */
+    private static final Duration HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(5);
+
     private final Path file;
     private final String project;
     private final Map<String, String> environment;
@@ -32,43 +41,87 @@ final class Compose {
         this.environment = Map.copyOf(environment);
     }
 
-    /** Starts every service and waits until each one's health check passes. */
+    /** Starts every service and waits until each one is ready. */
     void up(Duration timeout) throws IOException, InterruptedException, TimeoutException {
-        // Compose starts a service once those it depends on are healthy; the last ones are
-        // waited for here (docker-compose 1.29 has no --wait).
+        // Every service starts at once and waits for what it needs itself (docker-compose.yml).
         run(timeout, "up", "-d", "--remove-orphans");
-        awaitHealthy(timeout);
+        awaitReady(timeout);
     }
 
-    /** Waits until every container of the project is healthy, or running if it has no check. */
-    void awaitHealthy(Duration timeout) throws IOException, InterruptedException, TimeoutException {
+    /**
+     * Waits until every container of the project runs and, if the compose file gives it a health
+     * check, passes it. The checks are run here, each until it passes once, rather than read from
+     * Docker's health status: Docker runs them only every 30 s (docker-compose.yml says why).
+     */
+    void awaitReady(Duration timeout) throws IOException, InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        Set<String> ready = new HashSet<>();
         while (true) {
-            List<String> ids = lines(output(Duration.ofMinutes(1), compose("ps", "-q")));
-            List<String> states = new ArrayList<>();
-            if (!ids.isEmpty()) {
-                List<String> inspect =
-                        new ArrayList<>(
-                                List.of(
-                                        "docker",
-                                        "inspect",
-                                        "-f",
-                                        "{{.Name}} {{if .State.Health}}{{.State.Health.Status}}"
-                                                + "{{else}}{{.State.Status}}{{end}}"));
-                inspect.addAll(ids);
-                states = lines(output(Duration.ofMinutes(1), inspect));
+            List<String> waiting = new ArrayList<>();
+            List<String> containers = containers();
+            for (String container : containers) {
+                // ID NAME STATUS [CMD ARG...]: the check is the compose file's test, as Docker
+                // would run it.
+                String[] fields = container.split(" ", 4);
+                String id = fields[0];
+                String name = fields[1].substring(1);
+                if (!fields[2].equals("running")) {
+                    ready.remove(id);
+                    waiting.add(name + " " + fields[2]);
+                } else if (!ready.contains(id)) {
+                    if (fields.length < 4 || passes(id, fields[3])) {
+                        ready.add(id);
+                    } else {
+                        waiting.add(name + " not ready");
+                    }
+                }
             }
-            List<String> waiting =
-                    states.stream()
-                            .filter(s -> !s.endsWith(" healthy") && !s.endsWith(" running"))
-                            .toList();
-            if (!ids.isEmpty() && waiting.isEmpty()) {
+            if (!containers.isEmpty() && waiting.isEmpty()) {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("not healthy after " + timeout + ": " + waiting);
+                throw new TimeoutException("not ready after " + timeout + ": " + waiting);
             }
             TimeUnit.SECONDS.sleep(1);
+        }
+    }
+
+    /** The project's service containers, each as {@code ID /NAME STATUS [HEALTH CHECK TEST]}. */
+    private List<String> containers() throws IOException, InterruptedException {
+        List<String> ids = ids("com.docker.compose.oneoff=False");
+        if (ids.isEmpty()) {
+            return ids;
+        }
+        List<String> inspect =
+                new ArrayList<>(
+                        List.of(
+                                "docker",
+                                "inspect",
+                                "-f",
+                                // index: a container without a check has no such key.
+                                "{{.Id}} {{.Name}} {{.State.Status}}"
+                                        + "{{with index .Config \"Healthcheck\"}}"
+                                        + "{{range .Test}} {{.}}{{end}}{{end}}"));
+        inspect.addAll(ids);
+        return lines(output(Duration.ofMinutes(1), inspect));
+    }
+
+    /**
+     * Runs a health check's test, {@code CMD ARG...} or {@code CMD-SHELL COMMAND}, in a container.
+     */
+    private boolean passes(String container, String test) throws IOException, InterruptedException {
+        String[] words = test.split(" ", 2);
+        List<String> command = new ArrayList<>(List.of("docker", "exec", container));
+        switch (words[0]) {
+            case "CMD" -> command.addAll(List.of(words[1].split(" ")));
+            case "CMD-SHELL" -> command.addAll(List.of("/bin/sh", "-c", words[1]));
+            default -> throw new IOException("a health check test Docker does not run: " + test);
+        }
+        try {
+            return stream(HEALTH_CHECK_TIMEOUT, line -> {}, command) == 0;
+        } catch (IOException e) {
+            // Docker counts a check that outlasts its timeout as failed; so does this.
+            return false;
         }
     }
 
@@ -83,29 +136,26 @@ final class Compose {
      */
     int exec(Duration timeout, Consumer<String> out, String service, String... command)
             throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("exec", "-T", service));
+        List<String> args = new ArrayList<>(List.of("docker", "exec", container(service)));
         args.addAll(List.of(command));
-        return stream(timeout, out, compose(args.toArray(String[]::new)));
+        return stream(timeout, out, args);
     }
 
-    /**
-     * {@code docker kill}: SIGKILL to the containers, which stay down until started. Through {@code
-     * docker}, not {@code docker-compose}, as pause and unpause are: the Python client takes a
-     * second or more to start on a loaded machine, and a fault meant to land mid-read must not wait
-     * that long.
-     */
+    /** {@code docker kill}: SIGKILL to the containers, which stay down until started. */
     void kill(String... services) throws IOException, InterruptedException {
         docker("kill", services);
     }
 
     void stop(String service) throws IOException, InterruptedException {
-        run(Duration.ofMinutes(2), "stop", "--timeout", "10", service);
+        output(
+                Duration.ofMinutes(2),
+                List.of("docker", "stop", "--time", "10", container(service)));
     }
 
     /** Starts the containers in the order given: a host's namespace before those joining it. */
     void start(String... services) throws IOException, InterruptedException {
         for (String service : services) {
-            run(Duration.ofMinutes(2), "start", service);
+            docker("start", service);
         }
     }
 
@@ -187,23 +237,27 @@ final class Compose {
 
     /** The container of {@code service}, found by the labels docker-compose puts on it. */
     private String container(String service) throws IOException, InterruptedException {
-        List<String> ids =
-                lines(
-                        output(
-                                Duration.ofMinutes(1),
-                                List.of(
-                                        "docker",
-                                        "ps",
-                                        "-aq",
-                                        "--filter",
-                                        "label=com.docker.compose.project=" + project,
-                                        "--filter",
-                                        "label=com.docker.compose.service=" + service)));
+        List<String> ids = ids("com.docker.compose.service=" + service);
         if (ids.size() != 1) {
             throw new IOException(
                     ids.size() + " containers of " + service + " in project " + project);
         }
         return ids.get(0);
+    }
+
+    /** The ids of the project's containers, running or not, that also carry {@code label}. */
+    private List<String> ids(String label) throws IOException, InterruptedException {
+        return lines(
+                output(
+                        Duration.ofMinutes(1),
+                        List.of(
+                                "docker",
+                                "ps",
+                                "-aq",
+                                "--filter",
+                                "label=com.docker.compose.project=" + project,
+                                "--filter",
+                                "label=" + label)));
     }
 
     /** The project's log of {@code service}, its last lines. */

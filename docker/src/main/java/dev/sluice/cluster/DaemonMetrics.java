@@ -76,6 +76,18 @@ final class DaemonMetrics {
         return chunks;
     }
 
+    /** Whether {@code host}'s daemon serves its metrics: it runs. */
+    static boolean answers(String host) {
+        try {
+            scrape(host);
+            return true;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static String scrape(String host) throws IOException, InterruptedException {
         HttpResponse<String> metrics =
                 HTTP.send(

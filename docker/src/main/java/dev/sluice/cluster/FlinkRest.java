@@ -94,6 +94,11 @@ final class FlinkRest {
         return true;
     }
 
+    /** How many TaskManagers are registered with the JobManager. */
+    int taskManagers() throws IOException, InterruptedException {
+        return get("/taskmanagers").path("taskmanagers").size();
+    }
+
     /** Ids of the jobs named {@code name} in the given state. */
     List<String> jobs(String name, String state) throws IOException, InterruptedException {
         List<String> ids = new java.util.ArrayList<>();

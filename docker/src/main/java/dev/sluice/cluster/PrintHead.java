@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -28,7 +27,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -98,7 +99,7 @@ public final class PrintHead {
         head.run(readyFile);
     }
 
-    private void run(String readyFile) throws IOException {
+    private void run(String readyFile) throws IOException, InterruptedException {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -106,9 +107,8 @@ public final class PrintHead {
                         new KafkaConsumer<>(
                                 props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 JobCommandReader commands = new JobCommandReader(consumer)) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(JobClient.DEFAULT_JOBS_TOPIC)
-                    .forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
+            List<TopicPartition> partitions =
+                    partitionsOnceCreated(consumer, JobClient.DEFAULT_JOBS_TOPIC);
             consumer.assign(partitions);
             // Jobs submitted from now on: a restarted print head does not print old jobs again.
             consumer.seekToEnd(partitions);
@@ -124,6 +124,32 @@ public final class PrintHead {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The topic's partitions, once it is there: a print head starts with the cluster, before its
+     * client has created the topics, and with its broker (docker-compose.yml).
+     */
+    private List<TopicPartition> partitionsOnceCreated(
+            KafkaConsumer<byte[], byte[]> consumer, String topic) throws InterruptedException {
+        boolean told = false;
+        while (true) {
+            try {
+                List<PartitionInfo> found = consumer.partitionsFor(topic, Duration.ofSeconds(10));
+                if (!found.isEmpty()) {
+                    return found.stream()
+                            .map(p -> new TopicPartition(p.topic(), p.partition()))
+                            .toList();
+                }
+            } catch (TimeoutException e) {
+                // No broker answered yet.
+            }
+            if (!told) {
+                System.out.printf("print head on %s: waiting for topic %s%n", host, topic);
+                told = true;
+            }
+            Thread.sleep(1000);
         }
     }
 
