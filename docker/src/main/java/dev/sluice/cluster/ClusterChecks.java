@@ -160,15 +160,13 @@ public final class ClusterChecks {
         // (docker-compose.yml): the topics need every broker, and the generation job a producer on
         // every host, beside the host's daemon.
         int hosts = Topology.BROKER_HOSTS.size();
-        try (Admin admin = admin()) {
-            await("every broker in the cluster", SETUP_TIMEOUT, () -> brokers(admin) == hosts);
-        }
         await("a TaskManager from every host", SETUP_TIMEOUT, () -> taskManagers() == hosts);
         await(
                 "every host's daemon",
                 SETUP_TIMEOUT,
                 () -> Topology.BROKER_HOSTS.values().stream().allMatch(DaemonMetrics::answers));
         try (Admin admin = admin()) {
+            await("every broker in the cluster", SETUP_TIMEOUT, () -> brokers(admin) == hosts);
             List<NewTopic> topics = new ArrayList<>();
             // Led by one host's broker, so that the host faults take their leader on purpose.
             for (String control : CONTROL_TOPICS) {
